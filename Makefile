@@ -1,0 +1,51 @@
+# aiplane: the two commands are `make dev` and `make test`; both install what is missing.
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+RUN_DIR ?= $(CURDIR)/.run
+TSX := node --import tsx
+
+.PHONY: help setup dev test lint typecheck unit integration crds crds-check cluster-up cluster-down bench clean
+
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+
+setup: ## install Debian/npm packages and build the control-plane binaries (cached)
+	@hack/lib/install-deps.sh
+
+dev: setup ## start the local control plane, PostgreSQL and the operator; print where to go
+	@$(TSX) hack/src/cli.ts dev --dir $(RUN_DIR)
+
+test: setup ## lint, typecheck, CRD drift check, unit and integration tests
+	@$(MAKE) --no-print-directory lint typecheck crds-check unit integration
+
+lint: ## eslint and prettier
+	@npx eslint --max-warnings=0 .
+	@npx prettier --check . >/dev/null || (npx prettier --check . ; exit 1)
+
+typecheck: ## tsc on every workspace
+	@npx tsc -b
+
+unit: ## unit tests (no services)
+	@npx mocha --config .mocharc.unit.json
+
+integration: ## integration tests against a real control plane and services started for the run
+	@npx mocha --config .mocharc.integration.json
+
+crds: ## regenerate CRD YAML (crds/generated and the chart) from the schema source
+	@$(TSX) crds/src/generate.ts
+
+crds-check: ## fail when the committed CRD YAML differs from the generator
+	@$(TSX) crds/src/generate.ts --check
+
+cluster-up: setup ## start the local control plane and services in the background
+	@$(TSX) hack/src/cli.ts up --dir $(RUN_DIR)
+
+cluster-down: ## stop what cluster-up started
+	@$(TSX) hack/src/cli.ts down --dir $(RUN_DIR)
+
+bench: setup ## benchmarks; results in bench/results/
+	@$(TSX) bench/run.ts
+
+clean: cluster-down ## remove build output and the run directory
+	rm -rf $(RUN_DIR) dist */dist

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what the project needs and the machine lacks: Debian packages, npm packages
+# (npm ci when the lock file changed), and the Go-built control-plane binaries (cached
+# under ${XDG_CACHE_HOME:-~/.cache}/aiplane). Idempotent; a second run does nothing.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$here"
+
+need_pkgs=()
+ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || need_pkgs+=(postgresql)
+command -v openssl >/dev/null || need_pkgs+=(openssl)
+command -v setpriv >/dev/null || need_pkgs+=(util-linux)
+command -v go >/dev/null || need_pkgs+=(golang-go)
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+  echo "installing Debian packages: ${need_pkgs[*]}" >&2
+  sudo_cmd=(); [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >&2
+  # Debian starts a system cluster on install; the project runs its own throwaway ones.
+fi
+
+# npm: reinstall only when package-lock.json is newer than the installed tree.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "installing npm packages (npm ci)" >&2
+  npm ci --no-audit --no-fund --loglevel=error >&2
+fi
+
+"$here/hack/lib/build-binaries.sh"

@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (this file is hack/src/paths.ts). */
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const hackDir = join(repoRoot, 'hack');
+
+/** Pinned versions, read from the one shell file that also drives the build scripts. */
+export function versions(): Record<string, string> {
+  const text = readFileSync(join(hackDir, 'lib', 'versions.sh'), 'utf8');
+  const out: Record<string, string> = {};
+  for (const m of text.matchAll(/^([A-Z_]+)=([^\s$"]+)$/gm)) out[m[1] as string] = m[2] as string;
+  return out;
+}
+
+export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'aiplane');
+}
+
+// Same key as hack/lib/build-binaries.sh: version plus a hash of the module files.
+function modHash(tool: string): string {
+  const dir = join(hackDir, 'tools', tool);
+  const h = createHash('sha256');
+  h.update(readFileSync(join(dir, 'go.mod')));
+  h.update(readFileSync(join(dir, 'go.sum')));
+  return h.digest('hex').slice(0, 12);
+}
+
+export interface BinaryPaths {
+  etcd: string;
+  kubeApiserver: string;
+  kubeControllerManager: string;
+  kubectl: string;
+}
+
+export function binaryPaths(): BinaryPaths {
+  const v = versions();
+  const kube = join(cacheDir(), 'bin', `kube-${v.KUBE_VERSION}-${modHash('kube')}`);
+  const etcd = join(cacheDir(), 'bin', `etcd-${v.ETCD_VERSION}-${modHash('etcd')}`);
+  return {
+    etcd: join(etcd, 'etcd'),
+    kubeApiserver: join(kube, 'kube-apiserver'),
+    kubeControllerManager: join(kube, 'kube-controller-manager'),
+    kubectl: join(kube, 'kubectl'),
+  };
+}

@@ -1,0 +1,33 @@
+// Mocha global fixtures: start the real local control plane and services once per run and
+// stop them afterwards, leaving no process behind.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalEnvironment } from '@aiplane/hack';
+import { setEnvironment } from './harness.js';
+
+let env: LocalEnvironment | undefined;
+let failed = false;
+
+export async function mochaGlobalSetup(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'aiplane-it-'));
+  env = new LocalEnvironment(dir);
+  const started = Date.now();
+  await env.start();
+  console.log(`  local environment up in ${Date.now() - started} ms (${dir})`);
+  setEnvironment(env);
+}
+
+export const mochaHooks = {
+  afterEach(this: Mocha.Context): void {
+    if (this.currentTest?.state === 'failed') failed = true;
+  },
+};
+
+export async function mochaGlobalTeardown(): Promise<void> {
+  await env?.stop();
+  setEnvironment(undefined);
+  if (!env) return;
+  if (failed || process.env.AIPLANE_KEEP_RUN_DIR) console.log(`  logs kept in ${env.dir}/logs`);
+  else rmSync(env.dir, { recursive: true, force: true });
+}
