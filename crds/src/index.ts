@@ -5,6 +5,7 @@ export {
   ConditionSchema,
   ConditionsSchema,
   GROUP,
+  metaTime,
   ObjectMetaSchema,
   VERSION,
   type Condition,

@@ -18,8 +18,6 @@ export const ObjectMetaSchema = Type.Object({
   uid: Type.Optional(Type.String()),
   resourceVersion: Type.Optional(Type.String()),
   generation: Type.Optional(Type.Integer()),
-  creationTimestamp: Type.Optional(Type.String()),
-  deletionTimestamp: Type.Optional(Type.String()),
   labels: Type.Optional(Type.Record(Type.String(), Type.String())),
   annotations: Type.Optional(Type.Record(Type.String(), Type.String())),
   finalizers: Type.Optional(Type.Array(Type.String())),
@@ -37,6 +35,20 @@ export const ObjectMetaSchema = Type.Object({
   ),
 });
 export type ObjectMeta = Static<typeof ObjectMetaSchema>;
+
+/**
+ * `creationTimestamp` and `deletionTimestamp` are left out of {@link ObjectMeta}: client-node
+ * types them as `Date`, but custom objects arrive as JSON with strings. Read them through
+ * this function, which takes either form and answers an ISO 8601 string.
+ */
+export function metaTime(
+  meta: object | undefined,
+  field: 'creationTimestamp' | 'deletionTimestamp',
+): string | undefined {
+  const value: unknown = (meta as Record<string, unknown> | undefined)?.[field];
+  if (value instanceof Date) return value.toISOString();
+  return typeof value === 'string' && value !== '' ? new Date(value).toISOString() : undefined;
+}
 
 export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
 export type ConditionStatus = (typeof CONDITION_STATUSES)[number];

@@ -1,0 +1,3 @@
+export { ConfigError, loadOperatorConfig, type OperatorConfig } from './config.js';
+export { type ControllerFactory, type OperatorDeps, startOperator } from './operator.js';
+export { allControllers } from './controllers/index.js';

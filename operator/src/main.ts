@@ -1,0 +1,27 @@
+// The operator process: `node --import tsx operator/src/main.ts` (or the built image's
+// `operator` command).
+import { KubeConfig } from '@kubernetes/client-node';
+import { ConfigError, loadOperatorConfig } from './config.js';
+import { allControllers } from './controllers/index.js';
+import { startOperator } from './operator.js';
+import { createLogger } from './runtime/index.js';
+
+let config;
+try {
+  config = loadOperatorConfig();
+} catch (err) {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    process.exit(2);
+  }
+  throw err;
+}
+const logger = createLogger({ level: config.logLevel, name: 'operator' });
+const kc = new KubeConfig();
+kc.loadFromDefault();
+const handle = await startOperator({ kc, config, logger, controllers: allControllers });
+logger.info({ port: handle.port }, 'operator started');
+const reason = await handle.done;
+logger.info({ reason }, 'operator stopped');
+// Lost leadership: exit non-zero so the Deployment restarts us as a standby.
+process.exit(reason === 'lost-leadership' ? 1 : 0);

@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CoordinationV1Api } from '@kubernetes/client-node';
+import { repoRoot, startProcess, waitFor, type ManagedProcess } from '@aiplane/hack';
+import { environment, kubeConfig } from './harness.js';
+import { objectApi, uniqueName } from './kube-helpers.js';
+import { labelledTenant, readTenant, reconciledMessage } from './operator-helpers.js';
+
+const LEASE_SECONDS = 4;
+const RETRY_MS = 500;
+
+describe('leader election between two operator processes', function () {
+  const label = uniqueName('le');
+  const leaseName = uniqueName('lease');
+  const procs: ManagedProcess[] = [];
+
+  function start(identity: string): ManagedProcess {
+    const env = environment();
+    const proc = startProcess({
+      name: identity,
+      command: process.execPath,
+      args: [
+        '--import',
+        'tsx',
+        join(repoRoot, 'test/integration/fixtures/placeholder-operator.ts'),
+      ],
+      env: {
+        ...process.env,
+        KUBECONFIG: env.controlPlane.kubeconfigPath,
+        POD_NAME: identity,
+        AIPLANE_OPERATOR_HEALTH_PORT: '0',
+        AIPLANE_OPERATOR_LEASE_NAME: leaseName,
+        AIPLANE_OPERATOR_LEASE_NAMESPACE: 'default',
+        AIPLANE_OPERATOR_LEASE_DURATION_SECONDS: String(LEASE_SECONDS),
+        AIPLANE_OPERATOR_RENEW_DEADLINE_MS: '3000',
+        AIPLANE_OPERATOR_RETRY_PERIOD_MS: String(RETRY_MS),
+        PLACEHOLDER_SELECTOR: `aiplane.io/test=${label}`,
+      },
+      logFile: join(env.controlPlane.logDir, `${identity}.log`),
+    });
+    procs.push(proc);
+    return proc;
+  }
+
+  async function healthPort(proc: ManagedProcess): Promise<number> {
+    let port = 0;
+    await waitFor(`${proc.name} to start`, () => {
+      const m = /\{"port":(\d+)\}/.exec(readFileSync(proc.logFile, 'utf8'));
+      port = Number(m?.[1] ?? 0);
+      return Promise.resolve(port > 0);
+    });
+    return port;
+  }
+
+  async function holder(): Promise<string | undefined> {
+    const api = kubeConfig().makeApiClient(CoordinationV1Api);
+    try {
+      const lease = await api.readNamespacedLease({ name: leaseName, namespace: 'default' });
+      return lease.spec?.holderIdentity ?? undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  after(async function () {
+    await Promise.all(procs.map((p) => p.stop('SIGKILL')));
+  });
+
+  it('lets only the leader reconcile, and the standby takes over within the lease duration after the leader is killed', async function () {
+    const a = start('op-a');
+    await waitFor('op-a to hold the lease', async () => (await holder()) === 'op-a');
+    const b = start('op-b');
+    const bPort = await healthPort(b);
+
+    const slug = uniqueName('le');
+    await objectApi(kubeConfig()).create(labelledTenant(slug, label));
+    assert.equal(await reconciledMessage(slug, 1), 'reconciled by op-a at generation 1');
+    assert.equal(await holder(), 'op-a');
+    const standbyMetrics = await (await fetch(`http://127.0.0.1:${bPort}/metrics`)).text();
+    assert.doesNotMatch(
+      standbyMetrics,
+      /aiplane_reconcile_total\{[^}]*\} [1-9]/,
+      'the standby reconciled',
+    );
+
+    await a.stop('SIGKILL');
+    const killedAt = Date.now();
+    await waitFor('op-b to take the lease', async () => (await holder()) === 'op-b', {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
+    const takeoverMs = Date.now() - killedAt;
+    console.log(`      takeover after SIGKILL: ${takeoverMs} ms (lease ${LEASE_SECONDS} s)`);
+    // The lease expires at most LEASE_SECONDS after op-a's last renewal; op-b checks every
+    // RETRY_MS; one second covers request latency on a loaded machine.
+    assert.ok(
+      takeoverMs <= LEASE_SECONDS * 1000 + 2 * RETRY_MS + 1000,
+      `takeover took ${takeoverMs} ms`,
+    );
+
+    const current = await readTenant(slug);
+    await objectApi(kubeConfig()).replace({
+      ...current,
+      spec: { ...current.spec, displayName: 'After failover' },
+    });
+    assert.equal(await reconciledMessage(slug, 2), 'reconciled by op-b at generation 2');
+  });
+
+  it('hands the lease over at once when the leader stops gracefully', async function () {
+    // op-b leads now (previous test). A new standby takes over right after op-b's SIGTERM.
+    const c = start('op-c');
+    await healthPort(c);
+    const b = procs.find((p) => p.name === 'op-b');
+    assert.ok(b);
+    await b.stop('SIGTERM');
+    const stoppedAt = Date.now();
+    await waitFor('op-c to take the lease', async () => (await holder()) === 'op-c', {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
+    // Released, not expired: well before a full lease duration.
+    assert.ok(Date.now() - stoppedAt < LEASE_SECONDS * 1000, 'the lease was not released');
+  });
+});
