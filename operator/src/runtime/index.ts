@@ -53,7 +53,7 @@ export {
   type Logger,
   REDACTED,
   SECRET_FIELD_NAMES,
-} from './logger.js';
+} from '@aiplane/lib';
 export {
   type ManagedController,
   type ManagerHandle,

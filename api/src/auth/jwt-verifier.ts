@@ -1,0 +1,75 @@
+import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+
+export interface JwtVerifierOptions {
+  issuer: string;
+  audience: string;
+  jwksUri: string;
+  clockToleranceSeconds: number;
+  /** Least time between two JWKS fetches for unknown key ids; default 30 000 ms. */
+  jwksCooldownMs?: number;
+}
+
+/** Why a token was refused, in words safe to send back (no token content). */
+export class TokenRejected extends Error {}
+
+/**
+ * Verifies access tokens against the issuer's JWKS. jose caches the key set, refetches it when
+ * a token names an unknown `kid` (rotated keys are picked up, at most once per 30 s), and
+ * refuses `alg: none` and symmetric algorithms because only the asymmetric ones are allowed.
+ */
+export class JwtVerifier {
+  private readonly jwks: ReturnType<typeof createRemoteJWKSet>;
+
+  constructor(private readonly options: JwtVerifierOptions) {
+    this.jwks = createRemoteJWKSet(new URL(options.jwksUri), {
+      cacheMaxAge: 10 * 60_000,
+      cooldownDuration: options.jwksCooldownMs ?? 30_000,
+      timeoutDuration: 5_000,
+    });
+  }
+
+  async verify(token: string): Promise<JWTPayload> {
+    try {
+      const { payload } = await jwtVerify(token, this.jwks, {
+        issuer: this.options.issuer,
+        audience: this.options.audience,
+        clockTolerance: this.options.clockToleranceSeconds,
+        algorithms: [
+          'RS256',
+          'RS384',
+          'RS512',
+          'PS256',
+          'PS384',
+          'PS512',
+          'ES256',
+          'ES384',
+          'ES512',
+          'EdDSA',
+        ],
+        requiredClaims: ['sub', 'exp'],
+      });
+      return payload;
+    } catch (err) {
+      throw new TokenRejected(describe(err));
+    }
+  }
+}
+
+function describe(err: unknown): string {
+  if (err instanceof errors.JWTExpired) return 'the token has expired';
+  if (err instanceof errors.JWTClaimValidationFailed) {
+    if (err.claim === 'iss') return 'the token is from another issuer';
+    if (err.claim === 'aud') return 'the token is for another audience';
+    if (err.claim === 'nbf') return 'the token is not valid yet';
+    return `the token's ${err.claim} claim is not acceptable`;
+  }
+  if (err instanceof errors.JOSEAlgNotAllowed)
+    return 'the token uses an algorithm that is not accepted';
+  if (err instanceof errors.JWSSignatureVerificationFailed)
+    return 'the token signature does not verify';
+  if (err instanceof errors.JWKSNoMatchingKey) return 'the token is signed with an unknown key';
+  if (err instanceof errors.JWKSTimeout || (err instanceof Error && err.name === 'TypeError')) {
+    return 'the signing keys could not be fetched';
+  }
+  return 'the token is malformed';
+}

@@ -1,0 +1,119 @@
+/**
+ * Every platform error code: its HTTP status, the JSON-RPC code the gateway uses for it (when
+ * it has one), and what it means. `Record<ErrorCode, …>` makes the compiler demand an entry
+ * for every code; `docs/errors.md` documents each one (a test keeps the two equal).
+ */
+export const ERROR_CODES = {
+  // Authentication and access (issue 3)
+  authentication_required: { status: 401, description: 'no credentials were sent' },
+  invalid_token: {
+    status: 401,
+    description:
+      'the bearer JWT is malformed, expired, not yet valid, wrongly signed, or for another issuer or audience',
+  },
+  invalid_api_key: {
+    status: 401,
+    description: 'the API key is malformed, unknown or revoked, or its owner is disabled',
+  },
+  permission_denied: {
+    status: 403,
+    description: 'the caller lacks the permission or role the route requires',
+  },
+  interactive_login_required: {
+    status: 403,
+    description: 'the action needs a signed-in user (JWT); API keys cannot do it',
+  },
+  organization_required: {
+    status: 400,
+    description: 'the route acts in an organization and none could be chosen for the caller',
+  },
+  organization_access_denied: {
+    status: 403,
+    description: 'the organization named in X-Aiplane-Organization is not one of the caller’s',
+  },
+  api_key_not_found: { status: 404, description: 'no API key of the caller has this id' },
+  route_not_found: { status: 404, description: 'no route matches the method and path' },
+  request_too_large: { status: 413, description: 'the request body exceeds the size limit' },
+  identity_provider_unavailable: {
+    status: 503,
+    description: 'the identity provider could not be reached to check the caller; retry',
+  },
+  internal_error: {
+    status: 500,
+    description: 'an unexpected failure; the cause is in the server log',
+  },
+
+  // MCP management and gateway (spec: tenants-and-mcp.md, Errors)
+  mcp_server_address_invalid: {
+    status: 400,
+    description: 'remote address violates a rule (the message names it)',
+  },
+  mcp_server_image_invalid: {
+    status: 400,
+    description: 'image reference not acceptable to the cluster',
+  },
+  mcp_server_runtime_mismatch: {
+    status: 400,
+    description: 'update uses the other runtime’s shape',
+  },
+  mcp_server_does_not_use_oauth: {
+    status: 400,
+    description: 'server presented no OAuth challenge',
+  },
+  mcp_oauth_state_invalid: {
+    status: 400,
+    description: 'state unknown, expired, used, or another user’s',
+  },
+  agent_mcp_server_not_in_organization: {
+    status: 400,
+    description: 'agent references a server outside the organization',
+  },
+  mcp_server_access_denied: {
+    status: 403,
+    jsonRpc: -32002,
+    description: 'server absent, in another organization, or not usable by the caller',
+  },
+  mcp_server_management_denied: { status: 403, description: 'caller is not a Platform Admin' },
+  mcp_credential_not_linked: {
+    status: 403,
+    jsonRpc: -32003,
+    description: 'no credential linked for the server',
+  },
+  mcp_credential_rejected: {
+    status: 403,
+    jsonRpc: -32004,
+    description: 'upstream refused the linked credential',
+  },
+  mcp_credential_expired: {
+    status: 403,
+    jsonRpc: -32005,
+    description: 'OAuth credential can no longer be renewed',
+  },
+  mcp_server_name_conflict: {
+    status: 409,
+    description: 'another server of the organization has the name',
+  },
+  mcp_server_environment_not_stored: {
+    status: 503,
+    description: 'environment could not be written; nothing recorded',
+  },
+  mcp_server_not_ready: { status: 503, description: 'managed workload not serving yet' },
+  mcp_server_unreachable: {
+    status: 503,
+    description: 'server did not answer or complete an MCP handshake',
+  },
+  mcp_oauth_upstream_error: {
+    status: 503,
+    description: 'OAuth discovery, registration or exchange failed; retry',
+  },
+  mcp_oauth_not_configured: {
+    status: 503,
+    description: 'deployment publishes no OAuth return address',
+  },
+} as const satisfies Record<string, { status: number; jsonRpc?: number; description: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export function statusOf(code: ErrorCode): number {
+  return ERROR_CODES[code].status;
+}

@@ -1,0 +1,42 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from '@aiplane/lib';
+import { ApiError, ValidationFailed } from './api-error.js';
+
+/** The one boundary that turns errors into responses; anything unknown is a 500 that leaks nothing. */
+export function errorMiddleware(logger: Logger): ErrorRequestHandler {
+  return (thrown: unknown, req, res, next) => {
+    if (res.headersSent) {
+      next(thrown);
+      return;
+    }
+    const err = fromBodyParser(thrown);
+    if (err instanceof ApiError) {
+      res
+        .set(err.headers)
+        .status(err.status)
+        .json({ error: { code: err.code, message: err.message } });
+      return;
+    }
+    if (err instanceof ValidationFailed) {
+      res.status(422).json({ error: { message: 'request validation failed', fields: err.fields } });
+      return;
+    }
+    logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
+    res.status(500).json({ error: { code: 'internal_error', message: 'internal error' } });
+  };
+}
+
+/** express.json() failures: malformed JSON is a validation failure, an oversized body a 413. */
+function fromBodyParser(err: unknown): unknown {
+  const type = (err as { type?: unknown } | null)?.type;
+  if (type === 'entity.parse.failed') {
+    return new ValidationFailed([{ field: '', message: 'body is not valid JSON' }]);
+  }
+  if (type === 'entity.too.large')
+    return new ApiError('request_too_large', 'request body is too large');
+  return err;
+}
+
+export const notFound: RequestHandler = (req, _res, next) => {
+  next(new ApiError('route_not_found', `no route for ${req.method} ${req.path}`));
+};

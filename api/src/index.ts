@@ -1,0 +1,5 @@
+export { attachWebSockets, createApp, type AppDeps } from './app.js';
+export { ConfigError, loadApiConfig, type ApiConfig } from './config.js';
+export { startApi, type RunningApi } from './server.js';
+export { ERROR_CODES, type ErrorCode } from './errors/codes.js';
+export { API_KEY_PREFIX } from './auth/api-key-format.js';

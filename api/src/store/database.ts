@@ -1,0 +1,26 @@
+import knexFactory, { type Knex } from 'knex';
+import * as apiKeys from './migrations/0001-api-keys.js';
+
+/** Migrations in order; listed here (not read from disk) so they work from source and from a build. */
+const MIGRATIONS: { name: string; up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }[] = [
+  apiKeys,
+];
+
+const source: Knex.MigrationSource<(typeof MIGRATIONS)[number]> = {
+  getMigrations: () => Promise.resolve(MIGRATIONS),
+  getMigrationName: (m) => m.name,
+  getMigration: (m) => Promise.resolve(m),
+};
+
+export function connect(databaseUrl: string): Knex {
+  return knexFactory({
+    client: 'pg',
+    connection: databaseUrl,
+    pool: { min: 0, max: 10 },
+  });
+}
+
+/** Applies pending migrations; knex's lock table keeps concurrent replicas from racing. */
+export async function migrate(db: Knex): Promise<void> {
+  await db.migrate.latest({ migrationSource: source });
+}
