@@ -9,7 +9,7 @@ const AUDIENCE = 'aiplane-api';
 
 describe('JWT verification against a JWKS', function () {
   let server: Server;
-  let keys: JWK[] = [];
+  const keys: JWK[] = [];
   let jwksUri = '';
   let current: { key: CryptoKey; kid: string };
 
