@@ -1,0 +1,33 @@
+// `make bench`: starts the local environment once and runs each benchmark (or those named
+// on the command line). Results: bench/results/<name>.json.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalEnvironment } from '@aiplane/hack';
+import { runtimeReconcile } from './runtime-reconcile.js';
+
+const BENCHMARKS: Record<string, (env: LocalEnvironment) => Promise<void>> = {
+  'runtime-reconcile': (env) => runtimeReconcile(env),
+};
+
+const wanted = process.argv.slice(2);
+const names = wanted.length > 0 ? wanted : Object.keys(BENCHMARKS);
+const unknown = names.filter((n) => !BENCHMARKS[n]);
+if (unknown.length > 0) {
+  console.error(
+    `unknown benchmark(s): ${unknown.join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')}`,
+  );
+  process.exit(2);
+}
+const dir = mkdtempSync(join(tmpdir(), 'aiplane-bench-'));
+const env = new LocalEnvironment(dir);
+try {
+  await env.start();
+  for (const name of names) {
+    console.log(`== ${name}`);
+    await BENCHMARKS[name]?.(env);
+  }
+} finally {
+  await env.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
