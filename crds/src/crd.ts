@@ -67,7 +67,10 @@ export function crdName(def: Pick<KindDefinition, 'plural'>): string {
  * for it); the rest is the TypeBox schema as is.
  */
 export function openApiSchema(def: KindDefinition): JsonObject {
-  const schema = toJson(def.schema) as unknown as { properties: JsonObject };
+  const schema = toJson(def.schema) as unknown as {
+    properties: JsonObject;
+    'x-kubernetes-validations'?: JsonObject[];
+  };
   const properties: JsonObject = {
     apiVersion: {
       description: 'Versioned schema of this representation of an object.',
@@ -84,6 +87,9 @@ export function openApiSchema(def: KindDefinition): JsonObject {
     type: 'object',
     required: ['spec'],
     properties,
+    ...(schema['x-kubernetes-validations']
+      ? { 'x-kubernetes-validations': schema['x-kubernetes-validations'] }
+      : {}),
   }) as JsonObject;
 }
 

@@ -110,13 +110,20 @@ export const TenantLifecycleStatusSchema = Type.Object(
 );
 export type TenantLifecycleStatus = Static<typeof TenantLifecycleStatusSchema>;
 
-export const TenantLifecycleSchema = Type.Object({
-  apiVersion: StringEnum([API_VERSION]),
-  kind: StringEnum([TENANT_LIFECYCLE_KIND]),
-  metadata: ObjectMetaSchema,
-  spec: TenantLifecycleSpecSchema,
-  status: Type.Optional(TenantLifecycleStatusSchema),
-});
+export const TenantLifecycleSchema = Type.Object(
+  {
+    apiVersion: StringEnum([API_VERSION]),
+    kind: StringEnum([TENANT_LIFECYCLE_KIND]),
+    metadata: ObjectMetaSchema,
+    spec: TenantLifecycleSpecSchema,
+    status: Type.Optional(TenantLifecycleStatusSchema),
+  },
+  // The resource is named after the tenant (DESIGN.md): one slug, one object.
+  celRules({
+    rule: 'self.metadata.name == self.spec.slug',
+    message: 'metadata.name must equal spec.slug',
+  }),
+);
 export type TenantLifecycle = Static<typeof TenantLifecycleSchema>;
 
 export const TENANT_LIFECYCLE: KindDefinition = {

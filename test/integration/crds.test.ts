@@ -36,6 +36,11 @@ describe('custom resources in the real apiserver', function () {
     ['a slug ending with a dash', tenant('acme-x', { slug: 'acme-' }), /slug/],
     ['identity disabled', tenant('acme-y', { identity: { enabled: false } }), /identity/i],
     ['no identity', { ...tenant('acme-z'), spec: { slug: 'acme-z' } }, /identity/],
+    [
+      'a name other than its slug',
+      { ...tenant('acme-n'), metadata: { name: 'other-n' } },
+      /metadata.name must equal spec.slug/,
+    ],
   ];
   for (const [what, obj, message] of badTenants) {
     it(`refuses a TenantLifecycle with ${what}, naming the field`, async function () {

@@ -77,6 +77,22 @@ describe('LeaderElector', () => {
     assert.equal(leases.lease?.spec?.leaseTransitions, 1);
   });
 
+  it('releases the lease on stop even when its copy is stale (a renew landed but its answer was lost)', async () => {
+    const leases = new MemoryLeases();
+    const a = candidate(leases, 'a');
+    running.push(a.elector);
+    const aDone = a.elector.run();
+    await until(() => a.elector.isLeader(), 'a leading');
+    // The apiserver moved on (as when a renew aborted by shutdown still landed); 'a' still holds.
+    const lease = leases.lease;
+    assert.ok(lease?.metadata);
+    lease.metadata.resourceVersion = '1000';
+    await a.elector.stop();
+    await aDone;
+    assert.equal(leases.lease?.spec?.holderIdentity, '', 'the lease was not released');
+    assert.equal(leases.lease?.spec?.leaseDurationSeconds, 1);
+  });
+
   it('takes over a lease whose holder stopped renewing once the lease duration has passed', async () => {
     const leases = new MemoryLeases();
     await leases.create('aiplane-system', {

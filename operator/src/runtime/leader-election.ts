@@ -227,32 +227,51 @@ export class LeaderElector {
     if (renewed) this.lastRenewAt = this.now();
   }
 
-  /** Hands the lease back: empty holder, 1 s duration, so a candidate takes it at once. */
+  /**
+   * Hands the lease back: empty holder, 1 s duration, so a candidate takes it at once. A renew
+   * aborted by the shutdown may still have landed, leaving our copy stale: on a conflict the
+   * lease is read again and, if still ours, released from the fresh copy.
+   */
   private async release(): Promise<void> {
-    const lease = this.observed;
-    if (!lease || lease.spec?.holderIdentity !== this.options.identity) return;
-    const now = new V1MicroTime(this.now());
-    const body: V1Lease = {
-      ...lease,
-      spec: {
-        ...lease.spec,
-        holderIdentity: '',
-        leaseDurationSeconds: 1,
-        renewTime: now,
-        acquireTime: now,
-      },
-    };
-    try {
-      const signal = AbortSignal.timeout(this.renewDeadlineMs);
-      this.observe(
-        await this.leases.replace(this.options.namespace, this.options.name, body, signal),
-      );
-      this.options.logger?.info({ identity: this.options.identity }, 'released leadership');
-    } catch (err) {
-      this.options.logger?.warn(
-        { err },
-        'could not release the lease; a successor waits for expiry',
-      );
+    const { namespace, name, identity } = this.options;
+    const signal = AbortSignal.timeout(this.renewDeadlineMs);
+    let lease = this.observed;
+    for (let attempt = 0; attempt < 3 && !signal.aborted; attempt++) {
+      if (!lease || lease.spec?.holderIdentity !== identity) return;
+      const now = new V1MicroTime(this.now());
+      const body: V1Lease = {
+        ...lease,
+        spec: {
+          ...lease.spec,
+          holderIdentity: '',
+          leaseDurationSeconds: 1,
+          renewTime: now,
+          acquireTime: now,
+        },
+      };
+      try {
+        this.observe(await this.leases.replace(namespace, name, body, signal));
+        this.options.logger?.info({ identity }, 'released leadership');
+        return;
+      } catch (err) {
+        if (!isConflict(err)) {
+          this.options.logger?.warn(
+            { err },
+            'could not release the lease; a successor waits for expiry',
+          );
+          return;
+        }
+        try {
+          lease = await this.leases.read(namespace, name, signal);
+        } catch (readErr) {
+          this.options.logger?.warn({ err: readErr }, 'could not re-read the lease to release it');
+          return;
+        }
+      }
     }
+    this.options.logger?.warn(
+      { identity },
+      'could not release the lease; a successor waits for expiry',
+    );
   }
 }
