@@ -8,7 +8,7 @@ import {
   type ReconcileContext,
   type ReconcileOutcome,
 } from './controller.js';
-import { ConflictError, PermanentError } from './errors.js';
+import { ConflictError, PermanentError } from '@aiplane/lib';
 import { FakeInformer } from './testing/fake-informer.js';
 
 const silent = pino({ level: 'silent' });

@@ -1,10 +1,10 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { classifyError } from './errors.js';
-import type { InformerLike } from './informer.js';
+import { classifyError } from '@aiplane/lib';
+import type { InformerLike } from '@aiplane/lib';
 import { runtimeMetrics, type ReconcileResult, type RuntimeMetrics } from './metrics.js';
-import { objectKey } from './object-key.js';
+import { objectKey } from '@aiplane/lib';
 import { WorkQueue, type WorkQueueOptions } from './work-queue.js';
 
 export interface ReconcileContext<T> {

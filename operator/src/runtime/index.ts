@@ -1,4 +1,4 @@
-export { backoffDelay, type BackoffOptions } from './backoff.js';
+export { backoffDelay, type BackoffOptions } from '@aiplane/lib';
 export {
   type Condition,
   type ConditionInput,
@@ -29,15 +29,15 @@ export {
   isNotFound,
   kubeStatusReason,
   PermanentError,
-} from './errors.js';
+} from '@aiplane/lib';
 export { type HealthServer, type HealthServerOptions, startHealthServer } from './health-server.js';
 export {
   type InformerHandlers,
   type InformerLike,
   type InformerOptions,
   ResilientInformer,
-} from './informer.js';
-export { type KubeRequest, kubeRequest } from './kube-request.js';
+} from '@aiplane/lib';
+export { type KubeRequest, kubeRequest } from '@aiplane/lib';
 export {
   type LeaderElectionCallbacks,
   type LeaderElectionConfig,
@@ -62,7 +62,7 @@ export {
   type StopReason,
 } from './manager.js';
 export { type ReconcileResult, runtimeMetrics, type RuntimeMetrics } from './metrics.js';
-export { objectKey, parseObjectKey } from './object-key.js';
+export { objectKey, parseObjectKey } from '@aiplane/lib';
 export {
   patchStatus,
   type PatchStatusOptions,

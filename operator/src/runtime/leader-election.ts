@@ -1,6 +1,6 @@
 import { type KubeConfig, V1MicroTime, type V1Lease } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { isConflict } from './errors.js';
+import { isConflict } from '@aiplane/lib';
 import { coordinationLeaseClient, type LeaseClient } from './lease-client.js';
 
 export interface LeaderElectionConfig {

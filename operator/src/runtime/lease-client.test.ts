@@ -1,12 +1,7 @@
 import assert from 'node:assert/strict';
 import { V1MicroTime } from '@kubernetes/client-node';
 import { coordinationLeaseClient } from './lease-client.js';
-import {
-  type FakeApiServer,
-  kubeStatus,
-  sendJson,
-  startFakeApiServer,
-} from './testing/fake-api-server.js';
+import { type FakeApiServer, kubeStatus, sendJson, startFakeApiServer } from '@aiplane/lib/testing';
 
 describe('coordinationLeaseClient', () => {
   let server: FakeApiServer | undefined;

@@ -5,7 +5,7 @@ import {
   Observable,
   type V1Lease,
 } from '@kubernetes/client-node';
-import { isNotFound } from './errors.js';
+import { isNotFound } from '@aiplane/lib';
 
 /** The three Lease calls leader election needs; {@link coordinationLeaseClient} is the real one. */
 export interface LeaseClient {

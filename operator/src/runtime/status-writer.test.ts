@@ -1,12 +1,7 @@
 import assert from 'node:assert/strict';
-import { ConflictError } from './errors.js';
+import { ConflictError } from '@aiplane/lib';
 import { patchStatus, replacingMergePatch } from './status-writer.js';
-import {
-  type FakeApiServer,
-  kubeStatus,
-  sendJson,
-  startFakeApiServer,
-} from './testing/fake-api-server.js';
+import { type FakeApiServer, kubeStatus, sendJson, startFakeApiServer } from '@aiplane/lib/testing';
 
 const TENANT = {
   group: 'aiplane.io',

@@ -6,7 +6,7 @@ import {
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import { statusEqual } from './conditions.js';
-import { ConflictError, isConflict, isNotFound } from './errors.js';
+import { ConflictError, isConflict, isNotFound } from '@aiplane/lib';
 
 /** Which custom object's `/status` to write. */
 export interface StatusTarget {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { backoffDelay } from './backoff.js';
+import { backoffDelay } from '@aiplane/lib';
 import { WorkQueue, type QueueTimers } from './work-queue.js';
 
 /** Timers driven by `advance`, so delays are exact and tests take no wall time. */

@@ -1,4 +1,4 @@
-import { backoffDelay, type BackoffOptions } from './backoff.js';
+import { backoffDelay, type BackoffOptions } from '@aiplane/lib';
 
 /** Clock and timers, injectable so tests can drive time. */
 export interface QueueTimers {

@@ -1,6 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { InformerHandlers, InformerLike } from '../informer.js';
-import { objectKey } from '../object-key.js';
+import type { InformerHandlers, InformerLike } from '@aiplane/lib';
+import { objectKey } from '@aiplane/lib';
 
 /** An in-memory informer: tests put objects in and events come out, no apiserver involved. */
 export class FakeInformer<T extends KubernetesObject> implements InformerLike<T> {

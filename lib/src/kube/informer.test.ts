@@ -7,7 +7,7 @@ import {
   kubeStatus,
   sendJson,
   startFakeApiServer,
-} from './testing/fake-api-server.js';
+} from '../testing/fake-api-server.js';
 
 const PATH = '/apis/aiplane.io/v1alpha1/tenantlifecycles';
 const API_VERSION = 'aiplane.io/v1alpha1';
