@@ -28,3 +28,9 @@ export {
 } from './kube/informer.js';
 export { type KubeRequest, kubeRequest } from './kube/kube-request.js';
 export { objectKey, parseObjectKey } from './kube/object-key.js';
+export {
+  KeycloakAdminClient,
+  type KeycloakAdminOptions,
+  KeycloakRequestFailed,
+  KeycloakUnavailable,
+} from './keycloak/admin-client.js';
