@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # Installs what the project needs and the machine lacks: Debian packages, npm packages
-# (npm ci when the lock file changed), and the Go-built control-plane binaries (cached
-# under ${XDG_CACHE_HOME:-~/.cache}/aiplane). Idempotent; a second run does nothing.
+# (npm ci when the lock file changed), the Go-built control-plane binaries and the Keycloak
+# server (both cached under ${XDG_CACHE_HOME:-~/.cache}/aiplane). Idempotent; a second run
+# does nothing.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$here"
+# shellcheck source=java.sh
+source "$here/hack/lib/java.sh"
 
 need_pkgs=()
 ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || need_pkgs+=(postgresql)
 command -v openssl >/dev/null || need_pkgs+=(openssl)
 command -v setpriv >/dev/null || need_pkgs+=(util-linux)
 command -v go >/dev/null || need_pkgs+=(golang-go)
+command -v curl >/dev/null || need_pkgs+=(curl ca-certificates)
+# Keycloak: a newer JDK already under /usr/lib/jvm wins; bookworm itself only packages 17.
+[ -n "$(pick_java_home)" ] || need_pkgs+=(openjdk-17-jre-headless)
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   echo "installing Debian packages: ${need_pkgs[*]}" >&2
   sudo_cmd=(); [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
@@ -26,3 +32,4 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
 fi
 
 "$here/hack/lib/build-binaries.sh"
+"$here/hack/lib/install-keycloak.sh"

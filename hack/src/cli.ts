@@ -32,13 +32,28 @@ function runningPid(): number | undefined {
 }
 
 function describe(info: EnvironmentInfo): string {
+  const envJson = join(info.dir, 'env.json');
+  const kc = info.keycloak;
+  // Secrets stay in env.json (mode 0600); the commands read them from there.
+  const read = (expr: string) =>
+    `node -e "process.stdout.write(require('${envJson}').keycloak.${expr})"`;
+  const token = [
+    `${read('users.admin.password')} |`,
+    `curl -s ${kc.tokenEndpoint} -d grant_type=password -d client_id=${kc.clients.portal.clientId}`,
+    `-d username=${kc.users.admin.username} --data-urlencode password@- |`,
+    `node -p "JSON.parse(require('fs').readFileSync(0, 'utf8')).access_token"`,
+  ].join(' ');
   return [
     'aiplane local environment is up',
     `  kubeconfig   export KUBECONFIG=${info.kubeconfig}`,
     `  kubectl      ${info.kubectl} get tl,mcps`,
     `  apiserver    ${info.apiserver}`,
-    `  postgres     127.0.0.1:${info.postgres.port} (superuser credentials in ${join(info.dir, 'env.json')})`,
-    `  logs         ${info.logs}`,
+    `  postgres     127.0.0.1:${info.postgres.port} (superuser credentials in ${envJson})`,
+    `  keycloak     ${kc.url} realm ${kc.realm} (issuer ${kc.issuer})`,
+    `  console      ${kc.url}/admin/ user ${kc.admin.username}, password: ${read('admin.password')}`,
+    `  dev users    ${Object.keys(kc.users).join(', ')} (passwords in ${envJson}, .keycloak.users)`,
+    `  token        TOKEN=$(${token})`,
+    `  logs         ${info.logs} and ${join(info.dir, 'logs')}`,
   ].join('\n');
 }
 

@@ -1,6 +1,8 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LocalControlPlane } from './control-plane.js';
+import { LocalKeycloak } from './keycloak.js';
+import type { KeycloakInfo } from './keycloak-bootstrap.js';
 import { LocalPostgres, type PostgresInfo } from './postgres.js';
 
 /** What a running local environment offers; written to `<dir>/env.json` (mode 0600). */
@@ -10,6 +12,7 @@ export interface EnvironmentInfo {
   apiserver: string;
   kubectl: string;
   postgres: PostgresInfo;
+  keycloak: KeycloakInfo;
   logs: string;
 }
 
@@ -17,6 +20,7 @@ export interface EnvironmentInfo {
 export class LocalEnvironment {
   readonly controlPlane: LocalControlPlane;
   readonly postgres: LocalPostgres;
+  readonly keycloak: LocalKeycloak;
 
   constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true });
@@ -24,15 +28,24 @@ export class LocalEnvironment {
     chmodSync(dir, 0o711);
     this.controlPlane = new LocalControlPlane({ dir: join(dir, 'kube') });
     this.postgres = new LocalPostgres(join(dir, 'postgres'), join(dir, 'logs'));
+    this.keycloak = new LocalKeycloak({ dir: join(dir, 'keycloak'), logDir: join(dir, 'logs') });
   }
 
   async start(): Promise<EnvironmentInfo> {
-    try {
-      // Independent: start side by side.
-      await Promise.all([this.controlPlane.start(), this.postgres.start()]);
-    } catch (err) {
+    // The control plane and PostgreSQL start side by side; Keycloak as soon as PostgreSQL is
+    // up (its database lives there). Wait for all before stopping anything on a failure, so
+    // nothing is left starting after stop().
+    const results = await Promise.allSettled([
+      this.controlPlane.start(),
+      this.postgres.start().then(async (pg) => {
+        await this.keycloak.start(pg);
+        await this.keycloak.bootstrap();
+      }),
+    ]);
+    const failure = results.find((r) => r.status === 'rejected');
+    if (failure) {
       await this.stop();
-      throw err;
+      throw failure.reason;
     }
     const info = this.info();
     writeFileSync(join(this.dir, 'env.json'), JSON.stringify(info, null, 2), { mode: 0o600 });
@@ -46,11 +59,14 @@ export class LocalEnvironment {
       apiserver: this.controlPlane.server,
       kubectl: this.controlPlane.bins.kubectl,
       postgres: this.postgres.connection,
+      keycloak: this.keycloak.info,
       logs: this.controlPlane.logDir,
     };
   }
 
   async stop(): Promise<void> {
+    // Keycloak first: it would log errors while its database goes away.
+    await this.keycloak.stop();
     await Promise.allSettled([this.controlPlane.stop(), this.postgres.stop()]);
   }
 }

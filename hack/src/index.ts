@@ -1,6 +1,30 @@
 export { LocalControlPlane, type ControlPlaneOptions } from './control-plane.js';
 export { LocalEnvironment, type EnvironmentInfo } from './environment.js';
+export {
+  LocalKeycloak,
+  keycloakPaths,
+  type KeycloakOptions,
+  type KeycloakPaths,
+} from './keycloak.js';
+export {
+  bootstrapKeycloak,
+  type BootstrapOptions,
+  type DevUser,
+  type KeycloakInfo,
+} from './keycloak-bootstrap.js';
+export {
+  KeycloakAdminApi,
+  KeycloakAdminError,
+  type AdminCredentials,
+} from './keycloak-admin-api.js';
+export { DEV_USERS, type DevUserName } from './keycloak-realm.js';
+export {
+  passwordGrant,
+  TokenError,
+  type PasswordGrantTarget,
+  type TokenResponse,
+} from './keycloak-token.js';
 export { LocalPostgres, type PostgresInfo, postgresBinDir } from './postgres.js';
 export { binaryPaths, cacheDir, repoRoot, versions, type BinaryPaths } from './paths.js';
-export { freePort, waitFor } from './ports.js';
+export { freePort, StopWaiting, waitFor } from './ports.js';
 export { startProcess, type ManagedProcess, type StartOptions } from './process.js';

@@ -16,7 +16,10 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Polls `check` until it resolves true or the deadline passes. */
+/** Thrown by a `waitFor` check to give up at once (e.g. the process it waits for died). */
+export class StopWaiting extends Error {}
+
+/** Polls `check` until it resolves true or the deadline passes; a `StopWaiting` ends it early. */
 export async function waitFor(
   what: string,
   check: () => Promise<boolean>,
@@ -28,6 +31,7 @@ export async function waitFor(
     try {
       if (await check()) return;
     } catch (err) {
+      if (err instanceof StopWaiting) throw err;
       lastError = err;
     }
     await new Promise((r) => setTimeout(r, intervalMs));

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, waitFor } from './ports.js';
+import { freePort, StopWaiting, waitFor } from './ports.js';
 import { startProcess, type ManagedProcess } from './process.js';
 
 /** Finds Debian's PostgreSQL server binaries (/usr/lib/postgresql/<major>/bin), newest first. */
@@ -107,7 +107,7 @@ export class LocalPostgres {
       user,
     });
     await waitFor('postgres to accept connections', () => {
-      if (this.proc?.child.exitCode !== null) throw new Error('postgres exited; see its log');
+      if (this.proc?.child.exitCode !== null) throw new StopWaiting('postgres exited; see its log');
       execFileSync(join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port)], {
         stdio: 'ignore',
       });
