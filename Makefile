@@ -13,7 +13,7 @@ help: ## list targets
 setup: ## install Debian/npm packages and build the control-plane binaries (cached)
 	@hack/lib/install-deps.sh
 
-dev: setup ## start the local control plane, PostgreSQL and the operator; print where to go
+dev: setup ## start the control plane, PostgreSQL, Keycloak, the API and the operator; print where to go
 	@$(TSX) hack/src/cli.ts dev --dir $(RUN_DIR)
 
 test: setup ## lint, typecheck, CRD drift check, unit and integration tests

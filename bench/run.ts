@@ -5,9 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalEnvironment } from '@aiplane/hack';
 import { runtimeReconcile } from './runtime-reconcile.js';
+import { tenantLifecycle } from './tenant-lifecycle.js';
 
 const BENCHMARKS: Record<string, (env: LocalEnvironment) => Promise<void>> = {
   'runtime-reconcile': (env) => runtimeReconcile(env),
+  'tenant-lifecycle': (env) => tenantLifecycle(env),
 };
 
 const wanted = process.argv.slice(2);

@@ -10,11 +10,17 @@ import { apiKeysRouter } from './routes/api-keys.js';
 import { meRouter } from './routes/me.js';
 import { STT_PATH, sttUpgradeHandler } from './routes/stt.js';
 import type { ApiKeyStore } from './store/api-key-store.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { TenantLifecycle } from '@aiplane/crds';
+import type { ResourceCache } from './kube/resource-cache.js';
+import { tenantsRouter } from './routes/tenants.js';
 
 export interface AppDeps {
   logger: Logger;
   authenticator: Authenticator;
   apiKeys: ApiKeyStore;
+  kc: KubeConfig;
+  tenants: ResourceCache<TenantLifecycle>;
   /** Readiness beyond the process being up (database reachable, …). */
   ready?: () => Promise<boolean>;
 }
@@ -53,6 +59,7 @@ export function createApp(deps: AppDeps): Express {
   v1.use(express.json({ limit: '1mb' }));
   v1.use('/me', meRouter());
   v1.use('/api-keys', apiKeysRouter({ apiKeys: deps.apiKeys }));
+  v1.use('/admin/tenants', tenantsRouter({ kc: deps.kc, tenants: deps.tenants }));
   app.use('/v1', v1);
 
   app.use(notFound);

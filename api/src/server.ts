@@ -1,6 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { KubeConfig } from '@kubernetes/client-node';
+import { GROUP, TENANT_LIFECYCLE_PLURAL, VERSION, type TenantLifecycle } from '@aiplane/crds';
 import type { Logger } from '@aiplane/lib';
+import { ResourceCache } from './kube/resource-cache.js';
 import { attachWebSockets, createApp } from './app.js';
 import { Authenticator } from './auth/authenticator.js';
 import { CachedIdentityProvider } from './auth/identity-provider.js';
@@ -16,13 +19,33 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
+/** KUBECONFIG, or the in-cluster service account. */
+function defaultKubeConfig(): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromDefault();
+  return kc;
+}
+
 /** Connects, migrates, and serves the API on config.host:config.port (0 picks a port). */
-export async function startApi(config: ApiConfig, logger: Logger): Promise<RunningApi> {
+export async function startApi(
+  config: ApiConfig,
+  logger: Logger,
+  opts: { kc?: KubeConfig } = {},
+): Promise<RunningApi> {
+  const kc = opts.kc ?? defaultKubeConfig();
   const db = connect(config.databaseUrl);
   await migrate(db);
+  const tenants = new ResourceCache<TenantLifecycle>(
+    kc,
+    `/apis/${GROUP}/${VERSION}/${TENANT_LIFECYCLE_PLURAL}`,
+    logger,
+  );
+  tenants.start();
   const idp = config.identityProvider;
   const deps = {
     logger,
+    kc,
+    tenants,
     apiKeys: new ApiKeyStore(db),
     authenticator: new Authenticator({
       jwt: new JwtVerifier(config.oidc),
@@ -40,7 +63,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
     }),
     ready: async () => {
       await db.raw('select 1');
-      return true;
+      return tenants.hasSynced();
     },
   };
   const server = createServer(createApp(deps));
@@ -57,6 +80,7 @@ export async function startApi(config: ApiConfig, logger: Logger): Promise<Runni
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await tenants.stop();
       await db.destroy();
     },
   };

@@ -6,7 +6,8 @@ import { parseArgs } from 'node:util';
 import { LocalEnvironment, type EnvironmentInfo } from './environment.js';
 import { repoRoot } from './paths.js';
 import { waitFor } from './ports.js';
-import { startProcess, type ManagedProcess } from './process.js';
+import { startDevServices, describeDevServices } from './dev-services.js';
+import type { ManagedProcess } from './process.js';
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -58,29 +59,15 @@ function describe(info: EnvironmentInfo): string {
 }
 
 /** Starts the environment in this process and keeps it until SIGINT/SIGTERM. */
-async function serve(withOperator: boolean): Promise<void> {
+async function serve(withServices: boolean): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   writeFileSync(pidFile, String(process.pid));
   const env = new LocalEnvironment(dir);
   const info = await env.start();
-  const children: ManagedProcess[] = [];
-  if (withOperator) {
-    children.push(
-      startProcess({
-        name: 'operator',
-        command: process.execPath,
-        args: ['--import', 'tsx', join(repoRoot, 'operator', 'src', 'main.ts')],
-        env: { ...process.env, KUBECONFIG: info.kubeconfig, AIPLANE_OPERATOR_HEALTH_PORT: '8081' },
-        logFile: join(info.logs, 'operator.log'),
-      }),
-    );
-  }
+  const children: ManagedProcess[] = withServices ? await startDevServices(info) : [];
   console.log(describe(info));
-  if (withOperator)
-    console.log(
-      `  operator     http://127.0.0.1:8081/metrics (log: ${join(info.logs, 'operator.log')})`,
-    );
+  if (withServices) console.log(describeDevServices(info));
   console.log('Press Ctrl-C to stop.');
   await new Promise<void>((done) => {
     process.once('SIGINT', done);

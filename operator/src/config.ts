@@ -16,6 +16,30 @@ export interface OperatorConfig {
         readonly retryPeriodMs: number;
       };
   readonly shutdownGraceMs: number;
+  readonly tenants: {
+    /** Keycloak for tenant organizations; absent → tenants wait with IdentityProviderNotConfigured. */
+    readonly identity?: {
+      readonly url: string;
+      readonly realm: string;
+      readonly clientId: string;
+      readonly clientSecret: string;
+    };
+    /** The shared PostgreSQL cluster for dedicated databases; absent → DatabaseProvisionerNotConfigured. */
+    readonly database?: {
+      /** Admin connection, e.g. postgres://admin:…@db:5432/postgres. */
+      readonly adminUrl: string;
+      /** Host and port tenants connect to (default: those of adminUrl). */
+      readonly host: string;
+      readonly port: number;
+    };
+    readonly healthCheckMs: number;
+    readonly repairDelayMs: number;
+    /** Fault injection for crash tests only: SIGKILL right after this stage (of this tenant). */
+    readonly crashAfter?: {
+      readonly stage: 'Namespace' | 'Identity' | 'Database';
+      readonly slug?: string;
+    };
+  };
 }
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
@@ -100,11 +124,62 @@ export function loadOperatorConfig(env: NodeJS.ProcessEnv = process.env): Operat
       }
     : { enabled };
   const shutdownGraceMs = r.int('AIPLANE_OPERATOR_SHUTDOWN_GRACE_MS', 30_000, 0, 600_000);
+  const tenants = readTenantConfig(r, env);
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return Object.freeze({
     health: Object.freeze(health),
     logLevel,
     leaderElection: Object.freeze(leaderElection),
     shutdownGraceMs,
+    tenants: Object.freeze(tenants),
   });
+}
+
+function readTenantConfig(r: Reader, env: NodeJS.ProcessEnv): OperatorConfig['tenants'] {
+  const idpUrl = r.string('AIPLANE_IDP_URL', '');
+  const identity = idpUrl
+    ? {
+        url: idpUrl.replace(/\/+$/, ''),
+        realm: r.string('AIPLANE_IDP_REALM', 'aiplane'),
+        clientId: r.string('AIPLANE_OPERATOR_IDP_CLIENT_ID', 'aiplane-operator'),
+        clientSecret: r.string('AIPLANE_OPERATOR_IDP_CLIENT_SECRET', ''),
+      }
+    : undefined;
+  if (identity && !identity.clientSecret)
+    r.problems.push('AIPLANE_OPERATOR_IDP_CLIENT_SECRET is required with AIPLANE_IDP_URL');
+  const adminUrl = env.AIPLANE_TENANT_DB_ADMIN_URL ?? '';
+  let database: OperatorConfig['tenants']['database'];
+  if (adminUrl) {
+    try {
+      const u = new URL(adminUrl);
+      database = {
+        adminUrl,
+        host: r.string('AIPLANE_TENANT_DB_HOST', u.hostname),
+        port: r.int('AIPLANE_TENANT_DB_PORT', Number(u.port || 5432), 1, 65535),
+      };
+    } catch {
+      r.problems.push('AIPLANE_TENANT_DB_ADMIN_URL must be a postgres:// URL');
+    }
+  }
+  // `<stage>` or `<stage>:<slug>`; test fault injection, never set in a deployment.
+  const [stage, slug] = (env.AIPLANE_OPERATOR_CRASH_AFTER ?? '').split(':');
+  if (stage && !['Namespace', 'Identity', 'Database'].includes(stage)) {
+    r.problems.push(
+      'AIPLANE_OPERATOR_CRASH_AFTER must be Namespace, Identity or Database, optionally :<slug>',
+    );
+  }
+  return {
+    ...(identity ? { identity: Object.freeze(identity) } : {}),
+    ...(database ? { database: Object.freeze(database) } : {}),
+    healthCheckMs: r.int('AIPLANE_OPERATOR_HEALTH_CHECK_SECONDS', 60, 1, 86_400) * 1000,
+    repairDelayMs: r.int('AIPLANE_OPERATOR_REPAIR_DELAY_SECONDS', 10, 0, 3600) * 1000,
+    ...(stage
+      ? {
+          crashAfter: {
+            stage: stage as 'Namespace' | 'Identity' | 'Database',
+            ...(slug ? { slug } : {}),
+          },
+        }
+      : {}),
+  };
 }

@@ -71,7 +71,9 @@ export async function startTestApi(
     ...env,
   });
   const destination = createWriteStream(join(environment().controlPlane.logDir, `${name}.log`));
-  const api = await startApi(config, createLogger({ level: 'debug', name, destination }));
+  const api = await startApi(config, createLogger({ level: 'debug', name, destination }), {
+    kc: environment().controlPlane.kubeConfig(),
+  });
   return { ...api, url: `http://127.0.0.1:${api.port}` };
 }
 

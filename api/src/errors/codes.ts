@@ -43,6 +43,13 @@ export const ERROR_CODES = {
     description: 'an unexpected failure; the cause is in the server log',
   },
 
+  // Tenant administration (spec: "not shown"; docs/adr/0006)
+  tenant_slug_conflict: {
+    status: 409,
+    description: 'a tenant with this slug exists (or is still being deleted)',
+  },
+  tenant_not_found: { status: 404, description: 'no tenant has this lifecycle id' },
+
   // MCP management and gateway (spec: tenants-and-mcp.md, Errors)
   mcp_server_address_invalid: {
     status: 400,

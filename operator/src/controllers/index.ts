@@ -1,8 +1,26 @@
 import type { ControllerFactory } from '../operator.js';
+import { PostgresProvisioner } from '../providers/database/index.js';
+import { tenantLifecycleController } from './tenant-lifecycle/index.js';
 
 /**
- * Every controller the operator runs. The TenantLifecycle controller (issue 4) and the
- * McpServer controller (issue 6) register here; until then the operator runs the runtime
- * alone (leader election, health, metrics) with no controller.
+ * Every controller the operator runs: TenantLifecycle now; McpServer (issue 6) registers here.
  */
-export const allControllers: ControllerFactory = () => [];
+export const allControllers: ControllerFactory = (deps) => {
+  const db = deps.config.tenants.database;
+  let databases: PostgresProvisioner | undefined;
+  if (db) {
+    const admin = new URL(db.adminUrl);
+    databases = new PostgresProvisioner({
+      admin: {
+        host: admin.hostname,
+        port: Number(admin.port || 5432),
+        user: decodeURIComponent(admin.username),
+        password: decodeURIComponent(admin.password),
+        database: decodeURIComponent(admin.pathname.replace(/^\//, '')) || 'postgres',
+      },
+      tenantEndpoint: { host: db.host, port: db.port },
+      logger: deps.logger,
+    });
+  }
+  return [tenantLifecycleController(deps, databases)];
+};

@@ -1,3 +1,4 @@
+export { type EventRecorder, kubeEventRecorder } from './event-recorder.js';
 export { backoffDelay, type BackoffOptions } from '@aiplane/lib';
 export {
   type Condition,

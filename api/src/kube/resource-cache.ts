@@ -1,0 +1,88 @@
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import { type Logger, kubeRequest, objectKey, ResilientInformer } from '@aiplane/lib';
+
+/**
+ * A watch cache of one kind for the API, read-your-writes: objects the API just wrote are
+ * remembered until the watch delivers them (or something newer), and a miss by uid reads
+ * through to the apiserver before the API answers "absent" (each replica has its own cache).
+ */
+export class ResourceCache<T extends KubernetesObject> {
+  private readonly informer: ResilientInformer<T>;
+  /** uid → the API's own latest write (or deletion) not yet seen through the watch. */
+  private readonly recent = new Map<string, { obj: T; deleted: boolean; at: number }>();
+
+  constructor(
+    private readonly kc: KubeConfig,
+    private readonly path: string,
+    logger: Logger,
+    private readonly recentTtlMs = 30_000,
+  ) {
+    this.informer = new ResilientInformer<T>({
+      kc,
+      path,
+      resource: path.split('/').pop() ?? path,
+      logger,
+    });
+  }
+
+  start(): void {
+    this.informer.start();
+  }
+
+  stop(): Promise<void> {
+    return this.informer.stop();
+  }
+
+  hasSynced(): boolean {
+    return this.informer.hasSynced();
+  }
+
+  waitForSync(signal?: AbortSignal): Promise<void> {
+    return this.informer.waitForSync(signal);
+  }
+
+  /** Records the apiserver's reply to a write, or that `obj` was deleted. */
+  remember(obj: T, deleted = false): void {
+    this.recent.set(obj.metadata?.uid ?? '', { obj, deleted, at: Date.now() });
+  }
+
+  /** Every object, with the API's own recent writes applied over the watch cache. */
+  list(namespace?: string): T[] {
+    this.expire();
+    const byUid = new Map<string, T>();
+    for (const o of this.informer.list(namespace)) byUid.set(o.metadata?.uid ?? '', o);
+    for (const [uid, { obj, deleted }] of this.recent) {
+      if (deleted) byUid.delete(uid);
+      else if (namespace === undefined || obj.metadata?.namespace === namespace) {
+        const cached = byUid.get(uid);
+        if (!cached || newer(obj, cached)) byUid.set(uid, obj);
+      }
+    }
+    return [...byUid.values()];
+  }
+
+  /** By uid: cache first, then the apiserver. */
+  async byUid(uid: string, namespace?: string): Promise<T | undefined> {
+    const hit = this.list(namespace).find((o) => o.metadata?.uid === uid);
+    if (hit) return hit;
+    const path = namespace
+      ? this.path.replace(/\/([^/]+)$/, `/namespaces/${namespace}/$1`)
+      : this.path;
+    const fresh = await kubeRequest<{ items: T[] }>(this.kc, { method: 'GET', path });
+    return fresh.items.find((o) => o.metadata?.uid === uid);
+  }
+
+  private expire(): void {
+    const now = Date.now();
+    for (const [uid, { at, obj, deleted }] of this.recent) {
+      const watched = this.informer.get(objectKey(obj));
+      const caughtUp = deleted ? watched?.metadata?.uid !== uid : watched && !newer(obj, watched);
+      if (now - at > this.recentTtlMs || caughtUp) this.recent.delete(uid);
+    }
+  }
+}
+
+/** etcd's resourceVersions grow; the API compares them only to order its own writes. */
+function newer(a: KubernetesObject, b: KubernetesObject): boolean {
+  return Number(a.metadata?.resourceVersion ?? 0) > Number(b.metadata?.resourceVersion ?? 0);
+}

@@ -1,0 +1,35 @@
+import type { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { DatabaseProvisioner } from '../../providers/database/index.js';
+import type { OrganizationProvider } from '../../providers/identity/index.js';
+import type { EventRecorder } from '../../runtime/index.js';
+
+/** Test fault injection: SIGKILL the process right after this stage's side effect. */
+export type CrashPoint = 'Namespace' | 'Identity' | 'Database';
+
+export interface TenantControllerDeps {
+  kc: KubeConfig;
+  core: CoreV1Api;
+  /** Absent when no identity provider is configured: tenants wait with a clear condition. */
+  organizations?: OrganizationProvider;
+  /** Absent when no shared database cluster is configured. */
+  databases?: DatabaseProvisioner;
+  events: EventRecorder;
+  logger: Logger;
+  now: () => Date;
+  /** How often a Ready tenant's services are re-checked. */
+  healthCheckMs: number;
+  /** Pause between finding an organization gone and recreating it (the Degraded window). */
+  repairDelayMs: number;
+  crashAfter?: { stage: CrashPoint; slug?: string };
+}
+
+export const FINALIZER = 'aiplane.io/tenant-cleanup';
+export const DATABASE_SECRET = 'tenant-database';
+export const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'aiplane-operator' };
+export const TENANT_UID_LABEL = 'aiplane.io/tenant-uid';
+export const TENANT_LABEL = 'aiplane.io/tenant';
+
+export function namespaceOf(slug: string): string {
+  return `tenant-${slug}`;
+}

@@ -1,0 +1,69 @@
+import { GROUP, TENANT_LIFECYCLE_PLURAL, VERSION, type TenantLifecycle } from '@aiplane/crds';
+import { isNotFound, kubeRequest } from '@aiplane/lib';
+import type { ReconcileOutcome } from '../../runtime/index.js';
+import { FINALIZER, namespaceOf, TENANT_UID_LABEL, type TenantControllerDeps } from './deps.js';
+import { writeStatus } from './status.js';
+
+/** Sets or clears our finalizer (merge patch with the object's resourceVersion: a race is a 409 and a requeue). */
+export async function setFinalizer(
+  d: TenantControllerDeps,
+  tl: TenantLifecycle,
+  present: boolean,
+): Promise<void> {
+  const others = (tl.metadata.finalizers ?? []).filter((f) => f !== FINALIZER);
+  await kubeRequest(d.kc, {
+    method: 'PATCH',
+    path: `/apis/${GROUP}/${VERSION}/${TENANT_LIFECYCLE_PLURAL}/${tl.metadata.name ?? ''}`,
+    contentType: 'application/merge-patch+json',
+    body: {
+      metadata: {
+        resourceVersion: tl.metadata.resourceVersion,
+        finalizers: present ? [...others, FINALIZER] : others,
+      },
+    },
+  });
+}
+
+/**
+ * Deletion: the database and its owner role, the organization, then the namespace (waiting for
+ * it to go), and only then the finalizer. Only what carries this tenant's uid is removed.
+ */
+export async function finalizeTenant(
+  d: TenantControllerDeps,
+  tl: TenantLifecycle,
+): Promise<ReconcileOutcome> {
+  if (!(tl.metadata.finalizers ?? []).includes(FINALIZER)) return;
+  const uid = tl.metadata.uid ?? '';
+  const slug = tl.spec.slug;
+  if (tl.status?.phase !== 'Deleting') {
+    await writeStatus(d, tl, { ...tl.status, phase: 'Deleting' });
+    d.events.record(tl, 'Normal', 'DeletionStarted', `removing the services of tenant ${slug}`);
+  }
+
+  if (d.databases) {
+    await d.databases.remove({ slug, uid });
+  } else if (tl.spec.database?.dedicated) {
+    throw new Error(
+      'cannot remove the dedicated database: the operator has no database cluster configured',
+    );
+  }
+
+  if (d.organizations) {
+    const org = await d.organizations.findByAlias(slug);
+    if (org?.tenantUid === uid) await d.organizations.delete(org.id);
+  }
+
+  const name = namespaceOf(slug);
+  try {
+    const ns = await d.core.readNamespace({ name });
+    if (ns.metadata?.labels?.[TENANT_UID_LABEL] === uid) {
+      if (!ns.metadata.deletionTimestamp) await d.core.deleteNamespace({ name });
+      return { requeueAfter: 1000 }; // the namespace controller empties it; look again soon
+    }
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+
+  d.events.record(tl, 'Normal', 'TenantDeleted', `every service of tenant ${slug} was removed`);
+  await setFinalizer(d, tl, false);
+}

@@ -1,0 +1,68 @@
+import { CoreV1Api, type V1Namespace } from '@kubernetes/client-node';
+import {
+  GROUP,
+  TENANT_LIFECYCLE_KIND,
+  TENANT_LIFECYCLE_PLURAL,
+  VERSION,
+  type TenantLifecycle,
+} from '@aiplane/crds';
+import { ResilientInformer } from '@aiplane/lib';
+import type { OperatorDeps } from '../../operator.js';
+import { KeycloakOrganizations } from '../../providers/identity/index.js';
+import { Controller, kubeEventRecorder, ownerKeys } from '../../runtime/index.js';
+import type { DatabaseProvisioner } from '../../providers/database/index.js';
+import { MANAGED_BY, type TenantControllerDeps } from './deps.js';
+import { reconcileTenant } from './reconcile.js';
+
+/** The TenantLifecycle controller; `databases` is built by the caller (it owns a pool). */
+export function tenantLifecycleController(
+  deps: OperatorDeps,
+  databases?: DatabaseProvisioner,
+): Controller<TenantLifecycle> {
+  const { kc, config, logger, registry } = deps;
+  const t = config.tenants;
+  const identity = config.leaderElection.enabled
+    ? config.leaderElection.identity
+    : 'aiplane-operator';
+  const d: TenantControllerDeps = {
+    kc,
+    core: kc.makeApiClient(CoreV1Api),
+    ...(t.identity ? { organizations: new KeycloakOrganizations(t.identity) } : {}),
+    ...(databases ? { databases } : {}),
+    events: kubeEventRecorder(kc, 'aiplane-operator', identity, logger),
+    logger,
+    now: () => new Date(),
+    healthCheckMs: t.healthCheckMs,
+    repairDelayMs: t.repairDelayMs,
+    ...(t.crashAfter ? { crashAfter: t.crashAfter } : {}),
+  };
+  const primary = new ResilientInformer<TenantLifecycle>({
+    kc,
+    path: `/apis/${GROUP}/${VERSION}/${TENANT_LIFECYCLE_PLURAL}`,
+    resource: TENANT_LIFECYCLE_PLURAL,
+    logger,
+  });
+  const namespaces = new ResilientInformer<V1Namespace>({
+    kc,
+    path: '/api/v1/namespaces',
+    labelSelector: Object.entries(MANAGED_BY)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(','),
+    resource: 'namespaces',
+    logger,
+  });
+  return new Controller<TenantLifecycle>({
+    name: 'tenantlifecycle',
+    primary,
+    watches: [
+      {
+        informer: namespaces,
+        toKeys: ownerKeys({ group: GROUP, kind: TENANT_LIFECYCLE_KIND, namespaced: false }),
+      },
+    ],
+    reconcile: (key, ctx) => reconcileTenant(d, ctx),
+    concurrency: 4,
+    registry,
+    logger,
+  });
+}
