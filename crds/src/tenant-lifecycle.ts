@@ -24,9 +24,10 @@ export type TenantStage = (typeof TENANT_STAGES)[number];
 export const TenantLifecycleSpecSchema = Type.Object(
   {
     slug: Type.String({
-      description: 'Tenant slug: a lowercase DNS label, immutable. The resource name equals it.',
+      description:
+        'Tenant slug: a lowercase DNS label of at most 56 characters (the namespace is tenant-<slug>), immutable. The resource name equals it.',
       minLength: 1,
-      maxLength: 63,
+      maxLength: 56,
       pattern: DNS_LABEL_PATTERN,
       ...celRules(immutable('slug')),
     }),

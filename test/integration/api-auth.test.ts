@@ -124,11 +124,18 @@ describe('API authentication and access (real Keycloak, real PostgreSQL)', funct
 
   describe('organization context', function () {
     it('lets a platform admin act in any organization named in X-Aiplane-Organization', async function () {
+      const other = '6f1c2d3e-4b5a-4978-8a6b-0c1d2e3f4a5b';
+      const r = await me({ ...bearer(await tokenFor('admin')), 'x-aiplane-organization': other });
+      assert.equal((r.json() as Me).organization_id, other);
+    });
+
+    it('answers 400 organization_invalid when a platform admin names a foreign organization by something other than its id', async function () {
       const r = await me({
         ...bearer(await tokenFor('admin')),
-        'x-aiplane-organization': 'another-org-id',
+        'x-aiplane-organization': 'not-an-id',
       });
-      assert.equal((r.json() as Me).organization_id, 'another-org-id');
+      assert.equal(r.status, 400);
+      assert.equal((r.json() as ErrorBody).error.code, 'organization_invalid');
     });
 
     it('refuses a member naming an organization that is not theirs', async function () {
@@ -178,6 +185,31 @@ describe('API authentication and access (real Keycloak, real PostgreSQL)', funct
       assert.equal(body.authenticated_via, 'api_key');
       assert.equal(body.user_id, keycloak().users.member.id);
       assert.ok(!viaHeader.text.includes(created.key));
+    });
+
+    it('records last use on the key that was used, and only on it', async function () {
+      const t = await tokenFor('member');
+      const used = await createKey(t, 'used');
+      const idle = await createKey(t, 'idle');
+      assert.equal((await me({ 'x-api-key': used.key })).status, 200);
+      await waitFor('last_used_at to be recorded', async () => {
+        const keys = (
+          (await call(`${api.url}/v1/api-keys`, { headers: bearer(t) })).json() as {
+            api_keys: { id: string; last_used_at: string | null }[];
+          }
+        ).api_keys;
+        return keys.find((k) => k.id === used.id)?.last_used_at != null;
+      });
+      const keys = (
+        (await call(`${api.url}/v1/api-keys`, { headers: bearer(t) })).json() as {
+          api_keys: { id: string; last_used_at: string | null }[];
+        }
+      ).api_keys;
+      assert.equal(
+        keys.find((k) => k.id === idle.id)?.last_used_at,
+        null,
+        'an unused key got a last use',
+      );
     });
 
     it('lets X-Api-Key win when both headers are present', async function () {
@@ -271,6 +303,19 @@ describe('API authentication and access (real Keycloak, real PostgreSQL)', funct
         );
       });
     }
+
+    it('answers 415 unsupported_media_type for a JSON body in an unsupported charset', async function () {
+      const res = await fetch(`${api.url}/v1/api-keys`, {
+        method: 'POST',
+        headers: {
+          ...bearer(await tokenFor('member')),
+          'content-type': 'application/json; charset=latin1',
+        },
+        body: '{"name":"x"}',
+      });
+      assert.equal(res.status, 415);
+      assert.equal(((await res.json()) as ErrorBody).error.code, 'unsupported_media_type');
+    });
 
     it('answers 422 for a body that is not JSON', async function () {
       const res = await fetch(`${api.url}/v1/api-keys`, {

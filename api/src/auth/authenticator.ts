@@ -3,7 +3,7 @@ import { ApiError } from '../errors/api-error.js';
 import type { ApiKeyStore } from '../store/api-key-store.js';
 import { apiKeyMatches, looksLikeApiKey, parseApiKey } from './api-key-format.js';
 import { type IdentityProvider, IdentityProviderUnavailable } from './identity-provider.js';
-import { type JwtVerifier, TokenRejected } from './jwt-verifier.js';
+import { type JwtVerifier, SigningKeysUnavailable, TokenRejected } from './jwt-verifier.js';
 import { organizationsFromClaim, type Principal, rolesFromClaims } from './principal.js';
 
 /** What a request presents; the HTTP and WebSocket paths both fill it in. */
@@ -52,6 +52,13 @@ export class Authenticator {
     } catch (err) {
       if (err instanceof TokenRejected) {
         throw new ApiError('invalid_token', err.message, challenge('invalid_token', err.message));
+      }
+      if (err instanceof SigningKeysUnavailable) {
+        this.deps.logger.warn({ err }, 'identity provider unavailable while verifying a JWT');
+        throw new ApiError(
+          'identity_provider_unavailable',
+          'the identity provider could not be reached; retry',
+        );
       }
       throw err;
     }

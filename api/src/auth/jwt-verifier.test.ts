@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK, SignJWT, type CryptoKey } from 'jose';
-import { JwtVerifier, TokenRejected } from './jwt-verifier.js';
+import { JwtVerifier, SigningKeysUnavailable, TokenRejected } from './jwt-verifier.js';
 
 const ISSUER = 'https://idp.test/realms/aiplane';
 const AUDIENCE = 'aiplane-api';
@@ -126,5 +126,27 @@ describe('JWT verification against a JWKS', function () {
     await newKey('k2');
     const payload = await v.verify(await sign());
     assert.equal(payload.sub, 'user-1');
+  });
+
+  it('says the signing keys are unavailable (not that the token is bad) when the JWKS endpoint fails', async function () {
+    const failing = createServer((_req, res) => {
+      res.statusCode = 503;
+      res.end('down');
+    });
+    await new Promise<void>((r) => failing.listen(0, '127.0.0.1', r));
+    const uri = `http://127.0.0.1:${(failing.address() as AddressInfo).port}/certs`;
+    try {
+      for (const jwks of [uri, 'http://127.0.0.1:1/certs']) {
+        const v = new JwtVerifier({
+          issuer: ISSUER,
+          audience: AUDIENCE,
+          jwksUri: jwks,
+          clockToleranceSeconds: 30,
+        });
+        await assert.rejects(v.verify(await sign()), SigningKeysUnavailable, jwks);
+      }
+    } finally {
+      failing.close();
+    }
   });
 });

@@ -12,6 +12,9 @@ export interface JwtVerifierOptions {
 /** Why a token was refused, in words safe to send back (no token content). */
 export class TokenRejected extends Error {}
 
+/** The signing keys could not be fetched: not the token's fault (answer 503, not 401). */
+export class SigningKeysUnavailable extends Error {}
+
 /**
  * Verifies access tokens against the issuer's JWKS. jose caches the key set, refetches it when
  * a token names an unknown `kid` (rotated keys are picked up, at most once per 30 s), and
@@ -50,6 +53,8 @@ export class JwtVerifier {
       });
       return payload;
     } catch (err) {
+      if (keysUnavailable(err))
+        throw new SigningKeysUnavailable('the signing keys could not be fetched');
       throw new TokenRejected(describe(err));
     }
   }
@@ -68,8 +73,13 @@ function describe(err: unknown): string {
   if (err instanceof errors.JWSSignatureVerificationFailed)
     return 'the token signature does not verify';
   if (err instanceof errors.JWKSNoMatchingKey) return 'the token is signed with an unknown key';
-  if (err instanceof errors.JWKSTimeout || (err instanceof Error && err.name === 'TypeError')) {
-    return 'the signing keys could not be fetched';
-  }
   return 'the token is malformed';
+}
+
+/** A timeout, a network failure or a bad answer from the JWKS endpoint. */
+function keysUnavailable(err: unknown): boolean {
+  if (err instanceof errors.JWKSTimeout || err instanceof TypeError) return true;
+  // jose's own words for a non-200 or malformed key set; an unknown `kid` is the token's fault.
+  if (err instanceof errors.JWKSInvalid) return true;
+  return err instanceof errors.JOSEError && /^Expected 200 OK/.test(err.message);
 }

@@ -5,6 +5,7 @@ import { hasPermission, isPlatformAdmin, type Permission, type Principal } from 
 
 /** Header a platform admin uses to choose the organization of a request (docs/adr/0004). */
 export const ORGANIZATION_HEADER = 'x-aiplane-organization';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function bearerOf(header: string | undefined): string | undefined {
   if (!header) return undefined;
@@ -58,7 +59,15 @@ export function organizationOf(req: Request, principal: Principal): string {
   if (named) {
     const own = principal.organizations.find((o) => o.id === named || o.alias === named);
     if (own) return own.id;
-    if (isPlatformAdmin(principal)) return named;
+    if (isPlatformAdmin(principal)) {
+      if (!UUID.test(named)) {
+        throw new ApiError(
+          'organization_invalid',
+          `name the organization by its id (a UUID), not "${named.slice(0, 64)}"`,
+        );
+      }
+      return named;
+    }
     throw new ApiError(
       'organization_access_denied',
       `you are not a member of organization ${named}`,

@@ -46,10 +46,10 @@ describe('organization context', function () {
     ['a member may name their organization by id', principal([], [acme, beta]), beta.id, beta.id],
     ['a member may name their organization by alias', principal([], [acme, beta]), 'beta', beta.id],
     [
-      'a platform admin may name any organization',
+      'a platform admin may name any organization by id',
       principal(['platform-admin'], []),
-      'some-org-id',
-      'some-org-id',
+      beta.id,
+      beta.id,
     ],
     [
       'a platform admin in one organization defaults to it',
@@ -82,6 +82,12 @@ describe('organization context', function () {
       principal([], []),
       undefined,
       'organization_required',
+    ],
+    [
+      'a platform admin must name a foreign organization by id',
+      principal(['platform-admin'], []),
+      'acme',
+      'organization_invalid',
     ],
   ];
   for (const [what, p, header, code] of refusals) {

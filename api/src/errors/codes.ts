@@ -34,6 +34,19 @@ export const ERROR_CODES = {
   api_key_not_found: { status: 404, description: 'no API key of the caller has this id' },
   route_not_found: { status: 404, description: 'no route matches the method and path' },
   request_too_large: { status: 413, description: 'the request body exceeds the size limit' },
+  unsupported_media_type: {
+    status: 415,
+    description: 'the body’s content type, charset or encoding is not supported',
+  },
+  bad_request: {
+    status: 400,
+    description: 'the request could not be read (aborted or inconsistent length)',
+  },
+  organization_invalid: {
+    status: 400,
+    description:
+      'X-Aiplane-Organization must be an organization id (a UUID) unless it names one of the caller’s own organizations',
+  },
   identity_provider_unavailable: {
     status: 503,
     description: 'the identity provider could not be reached to check the caller; retry',

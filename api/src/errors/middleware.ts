@@ -34,6 +34,12 @@ function fromBodyParser(err: unknown): unknown {
   }
   if (type === 'entity.too.large')
     return new ApiError('request_too_large', 'request body is too large');
+  // body-parser's other refusals (charset, encoding, aborted) carry a 4xx status and `expose`.
+  const e = err as { status?: unknown; expose?: unknown; message?: unknown } | null;
+  if (e?.expose === true && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+    const message = typeof e.message === 'string' ? e.message : 'the request could not be read';
+    return new ApiError(e.status === 415 ? 'unsupported_media_type' : 'bad_request', message);
+  }
   return err;
 }
 

@@ -76,7 +76,12 @@ export class ResourceCache<T extends KubernetesObject> {
     const now = Date.now();
     for (const [uid, { at, obj, deleted }] of this.recent) {
       const watched = this.informer.get(objectKey(obj));
-      const caughtUp = deleted ? watched?.metadata?.uid !== uid : watched && !newer(obj, watched);
+      const present = watched?.metadata?.uid === uid;
+      const seen = present && watched !== undefined && !newer(obj, watched);
+      // An object we deleted, or saw marked for deletion, is caught up once the watch lost it.
+      const marked = (obj.metadata as { deletionTimestamp?: unknown } | undefined)
+        ?.deletionTimestamp;
+      const caughtUp = deleted ? !present : seen || (marked !== undefined && !present);
       if (now - at > this.recentTtlMs || caughtUp) this.recent.delete(uid);
     }
   }

@@ -72,7 +72,10 @@ export class ApiKeyStore {
   async touch(id: string): Promise<void> {
     await this.db('api_keys')
       .where({ id })
-      .whereRaw("last_used_at is null or last_used_at < now() - interval '1 minute'")
+      // Bracketed: `id = ? and (… or …)`, never `(id = ? and …) or …`.
+      .andWhere((q) => {
+        void q.whereNull('last_used_at').orWhereRaw("last_used_at < now() - interval '1 minute'");
+      })
       .update({ last_used_at: this.db.fn.now() });
   }
 }

@@ -48,6 +48,11 @@ export async function finalizeTenant(
     );
   }
 
+  if (!d.organizations && tl.status?.organizationId) {
+    throw new Error(
+      'cannot remove the organization: the operator has no identity provider configured',
+    );
+  }
   if (d.organizations) {
     const org = await d.organizations.findByAlias(slug);
     if (org?.tenantUid === uid) await d.organizations.delete(org.id);

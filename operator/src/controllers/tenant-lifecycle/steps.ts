@@ -182,6 +182,13 @@ export async function ensureDatabase(
   } catch (err) {
     if (!isNotFound(err)) throw err;
   }
+  const uid = tl.metadata.uid ?? '';
+  if (secret && !(secret.metadata?.ownerReferences ?? []).some((o) => o.uid === uid)) {
+    return failed(
+      'DatabaseSecretConflict',
+      `Secret ${DATABASE_SECRET} in ${namespace} was not created for this tenant; remove it`,
+    );
+  }
   let creds;
   try {
     creds = await d.databases.ensure({
