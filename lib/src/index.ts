@@ -17,6 +17,7 @@ export {
   isConflict,
   isNotFound,
   kubeStatusReason,
+  NETWORK_ERROR_CODES,
   PermanentError,
 } from './kube/errors.js';
 export { abortableDelay, GuardedWatch } from './kube/guarded-watch.js';

@@ -7,25 +7,17 @@ export async function kcAdmin(
   init: { method?: string; body?: unknown } = {},
 ): Promise<Response> {
   const info = keycloak();
-  const tokenRes = await fetch(`${info.url}/realms/master/protocol/openid-connect/token`, {
-    method: 'POST',
-    body: new URLSearchParams({
-      grant_type: 'password',
-      client_id: 'admin-cli',
-      username: info.admin.username,
-      password: info.admin.password,
-    }),
-  });
-  const { access_token } = (await tokenRes.json()) as { access_token: string };
-  rememberSecret(access_token);
   return fetch(`${info.url}/admin/realms/${info.realm}${path}`, {
     method: init.method ?? 'GET',
-    headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' },
+    headers: {
+      authorization: `Bearer ${await masterRealmToken()}`,
+      'content-type': 'application/json',
+    },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
 }
 
-/** A token from the master realm (right signature scheme, wrong issuer for the API). */
+/** A master-realm token of the bootstrap admin (right signature scheme, wrong issuer for the API). */
 export async function masterRealmToken(): Promise<string> {
   const info = keycloak();
   const res = await fetch(`${info.url}/realms/master/protocol/openid-connect/token`, {

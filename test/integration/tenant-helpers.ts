@@ -1,4 +1,5 @@
 import { CoreV1Api, type V1Secret } from '@kubernetes/client-node';
+import type { TenantRecord } from '@aiplane/api';
 import pg from 'pg';
 import { API_VERSION } from '@aiplane/crds';
 import { kubeRequest } from '@aiplane/lib';
@@ -8,32 +9,7 @@ import { environment, kubeConfig } from './harness.js';
 import { kcAdmin } from './keycloak-admin.js';
 import { rememberSecret } from './secrets.js';
 
-export interface TenantRecordBody {
-  id: string;
-  slug: string;
-  organization_id: string | null;
-  phase: string;
-  stage: string;
-  desired_state: string;
-  generation: number;
-  observed_generation: number | null;
-  services: {
-    identity: { enabled: boolean; ready: boolean; organization_id: string | null };
-    database: {
-      enabled: boolean;
-      ready: boolean | null;
-      name: string | null;
-      secret_name: string | null;
-    };
-  };
-  conditions: {
-    type: string;
-    status: string;
-    reason: string;
-    message: string;
-    last_transition_time: string;
-  }[];
-}
+export type TenantRecordBody = TenantRecord;
 
 export async function adminCall(
   url: string,

@@ -48,7 +48,8 @@ export class PermanentError extends Error {
   }
 }
 
-const NETWORK_CODES = new Set([
+/** Node socket error codes that mean "no usable connection" (retryable). */
+export const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
   'ECONNABORTED',
@@ -125,7 +126,7 @@ function transportKind(err: unknown): 'network' | 'timeout' | undefined {
     if (e.name === 'TimeoutError' || e.code === 'UND_ERR_CONNECT_TIMEOUT') return 'timeout';
     if (e.name === 'AbortError') return 'timeout';
     const code = e.code;
-    if (typeof code === 'string' && (NETWORK_CODES.has(code) || code.startsWith('UND_ERR'))) {
+    if (typeof code === 'string' && (NETWORK_ERROR_CODES.has(code) || code.startsWith('UND_ERR'))) {
       return 'network';
     }
     if (e instanceof TypeError && e.message === 'fetch failed') return 'network';

@@ -1,4 +1,4 @@
-import { PermanentError } from '@aiplane/lib';
+import { NETWORK_ERROR_CODES, PermanentError } from '@aiplane/lib';
 
 /**
  * The shared PostgreSQL cluster could not be reached (refused, timed out, reset, shutting
@@ -29,20 +29,6 @@ export class DatabaseOwnedByOther extends PermanentError {
   }
 }
 
-/** Node socket errors that mean "no usable connection". */
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENETDOWN',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
-
 /**
  * SQLSTATEs of an unavailable server: class 08 (connection exception) is checked by prefix;
  * admin/crash shutdown, cannot connect now (starting up, recovery), too many connections.
@@ -69,7 +55,7 @@ export function isConnectionFailure(err: unknown): boolean {
     if (current instanceof DatabaseUnreachable) return true;
     const code = current.code;
     if (typeof code === 'string') {
-      if (NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || /^08/.test(code)) {
+      if (NETWORK_ERROR_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || /^08/.test(code)) {
         return true;
       }
     }
