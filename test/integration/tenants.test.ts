@@ -117,6 +117,14 @@ describe('tenant lifecycle end to end (API, operator, kube-apiserver, Keycloak, 
     assert.equal((del.json() as TenantRecordBody).phase, 'Deleting');
     assert.equal((del.json() as TenantRecordBody).desired_state, 'absent');
     await awaitTenantGone(api.url, t.id);
+    const listed = (await adminCall(`${tenants()}?q=${slug}`)).json() as { tenants: unknown[] };
+    assert.deepEqual(listed.tenants, [], 'the deleted tenant is still listed');
+    const events = await kubeConfig()
+      .makeApiClient(CoreV1Api)
+      .listNamespacedEvent({ namespace: 'default', fieldSelector: `involvedObject.name=${slug}` });
+    const count = (reason: string) => events.items.filter((e) => e.reason === reason).length;
+    assert.equal(count('DeletionStarted'), 1);
+    assert.equal(count('TenantDeleted'), 1);
     assert.equal(await namespaceExists(`tenant-${slug}`), false);
     assert.deepEqual(await organizationsWithAlias(slug), []);
     assert.deepEqual(

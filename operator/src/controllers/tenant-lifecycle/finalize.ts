@@ -36,8 +36,9 @@ export async function finalizeTenant(
   const uid = tl.metadata.uid ?? '';
   const slug = tl.spec.slug;
   if (tl.status?.phase !== 'Deleting') {
-    await writeStatus(d, tl, { ...tl.status, phase: 'Deleting' });
-    d.events.record(tl, 'Normal', 'DeletionStarted', `removing the services of tenant ${slug}`);
+    if (await writeStatus(d, tl, { ...tl.status, phase: 'Deleting' })) {
+      d.events.record(tl, 'Normal', 'DeletionStarted', `removing the services of tenant ${slug}`);
+    }
   }
 
   if (d.databases) {
@@ -69,6 +70,8 @@ export async function finalizeTenant(
     if (!isNotFound(err)) throw err;
   }
 
-  d.events.record(tl, 'Normal', 'TenantDeleted', `every service of tenant ${slug} was removed`);
+  // A stale resourceVersion (our own status write above) is a 409 and a quiet requeue; the
+  // event is recorded once, after the finalizer is really gone.
   await setFinalizer(d, tl, false);
+  d.events.record(tl, 'Normal', 'TenantDeleted', `every service of tenant ${slug} was removed`);
 }

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { createLogger } from '@aiplane/lib';
+import { sendJson, startFakeApiServer, type FakeApiServer } from '@aiplane/lib/testing';
+import { ResourceCache } from './resource-cache.js';
+
+const PATH = '/apis/aiplane.io/v1alpha1/tenantlifecycles';
+const obj = (rv: string, extra: Record<string, unknown> = {}): KubernetesObject => ({
+  apiVersion: 'aiplane.io/v1alpha1',
+  kind: 'TenantLifecycle',
+  metadata: { name: 'a', uid: 'uid-a', resourceVersion: rv, ...extra },
+});
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 4000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+describe('ResourceCache (read-your-writes over a watch cache)', function () {
+  let server: FakeApiServer | undefined;
+  let cache: ResourceCache<KubernetesObject> | undefined;
+  let watch: ServerResponse | undefined;
+  let stored: KubernetesObject[] = [];
+
+  beforeEach(async function () {
+    stored = [obj('5')];
+    server = await startFakeApiServer((req, res) => {
+      if (req.query.get('watch') !== 'true') {
+        return sendJson(res, 200, {
+          kind: 'TenantLifecycleList',
+          metadata: { resourceVersion: '5' },
+          items: stored,
+        });
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      watch = res; // held open; the test writes events into it
+    });
+    cache = new ResourceCache(server.kc, PATH, createLogger({ level: 'silent' }));
+    cache.start();
+    await cache.waitForSync();
+    await until(() => watch !== undefined, 'the watch');
+  });
+  afterEach(async function () {
+    watch?.end();
+    await cache?.stop();
+    await server?.close();
+    watch = undefined;
+  });
+
+  const send = (type: string, o: KubernetesObject) =>
+    watch?.write(`${JSON.stringify({ type, object: o })}\n`);
+
+  it('shows its own write before the watch delivers it', async function () {
+    cache?.remember(obj('6', { labels: { v: 'new' } }));
+    assert.equal(cache?.list()[0]?.metadata?.resourceVersion, '6');
+    assert.equal((await cache?.byUid('uid-a'))?.metadata?.resourceVersion, '6');
+  });
+
+  it('answers absent once an object it saw marked for deletion is gone from the watch', async function () {
+    // The DELETE reply (marked, rv 6) is remembered; the object then goes before the watch
+    // ever delivered rv 6: a stale overlay would show it for the whole remember window.
+    cache?.remember(obj('6', { deletionTimestamp: '2026-11-22T10:00:00Z' }));
+    stored = [];
+    send('DELETED', obj('6', { deletionTimestamp: '2026-11-22T10:00:00Z' }));
+    await until(() => cache?.list().length === 0, 'the deleted object to leave the list');
+    assert.equal(await cache?.byUid('uid-a'), undefined);
+  });
+
+  it('reads through to the apiserver for an object its watch has not delivered yet', async function () {
+    stored = [
+      obj('5'),
+      { ...obj('7'), metadata: { name: 'b', uid: 'uid-b', resourceVersion: '7' } },
+    ];
+    assert.equal((await cache?.byUid('uid-b'))?.metadata?.name, 'b');
+  });
+});
