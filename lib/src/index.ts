@@ -35,3 +35,26 @@ export {
   KeycloakRequestFailed,
   KeycloakUnavailable,
 } from './keycloak/admin-client.js';
+export {
+  addressProblem,
+  type AddressProblem,
+  type AddressRule,
+  checkAddressSyntax,
+  MAX_ADDRESS_LENGTH,
+  parseAddress,
+  type ParsedAddress,
+} from './net/address-rules.js';
+export { type BlockedRange, blockedRange, isPublicAddress } from './net/ip-ranges.js';
+export {
+  type LookupAddress,
+  type LookupAll,
+  type ResolvePublicOptions,
+  type ResolvePublicResult,
+  type ResolveRule,
+  resolvePublicAddresses,
+} from './net/resolve-public.js';
+export {
+  checkRemoteAddress,
+  type RemoteAddressCheck,
+  type RemoteAddressRule,
+} from './net/check-remote-address.js';
