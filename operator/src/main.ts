@@ -4,7 +4,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { ConfigError, loadOperatorConfig } from './config.js';
 import { allControllers } from './controllers/index.js';
 import { startOperator } from './operator.js';
-import { createLogger } from './runtime/index.js';
+import { createLogger } from '@aiplane/lib';
 
 let config;
 try {

@@ -1,12 +1,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { OperatorConfig } from './config.js';
-import {
-  type Logger,
-  type ManagedController,
-  type ManagerHandle,
-  runManager,
-} from './runtime/index.js';
+import type { Logger } from '@aiplane/lib';
+import { type ManagedController, type ManagerHandle, runManager } from './runtime/index.js';
 
 /** What every controller factory receives. */
 export interface OperatorDeps {

@@ -1,5 +1,4 @@
 export { type EventRecorder, kubeEventRecorder } from './event-recorder.js';
-export { backoffDelay, type BackoffOptions } from '@aiplane/lib';
 export {
   type Condition,
   type ConditionInput,
@@ -20,25 +19,7 @@ export {
   type Reconciler,
   type WatchedSource,
 } from './controller.js';
-export {
-  classifyError,
-  ConflictError,
-  type ErrorClassification,
-  type ErrorKind,
-  httpStatusOf,
-  isConflict,
-  isNotFound,
-  kubeStatusReason,
-  PermanentError,
-} from '@aiplane/lib';
 export { type HealthServer, type HealthServerOptions, startHealthServer } from './health-server.js';
-export {
-  type InformerHandlers,
-  type InformerLike,
-  type InformerOptions,
-  ResilientInformer,
-} from '@aiplane/lib';
-export { type KubeRequest, kubeRequest } from '@aiplane/lib';
 export {
   type LeaderElectionCallbacks,
   type LeaderElectionConfig,
@@ -47,15 +28,6 @@ export {
 } from './leader-election.js';
 export { coordinationLeaseClient, type LeaseClient } from './lease-client.js';
 export {
-  controllerLogger,
-  createLogger,
-  type CreateLoggerOptions,
-  isSecretKey,
-  type Logger,
-  REDACTED,
-  SECRET_FIELD_NAMES,
-} from '@aiplane/lib';
-export {
   type ManagedController,
   type ManagerHandle,
   type ManagerOptions,
@@ -63,7 +35,6 @@ export {
   type StopReason,
 } from './manager.js';
 export { type ReconcileResult, runtimeMetrics, type RuntimeMetrics } from './metrics.js';
-export { objectKey, parseObjectKey } from '@aiplane/lib';
 export {
   patchStatus,
   type PatchStatusOptions,
