@@ -42,14 +42,15 @@ export async function startApi(
   );
   tenants.start();
   const idp = config.identityProvider;
+  const apiKeys = new ApiKeyStore(db);
   const deps = {
     logger,
     kc,
     tenants,
-    apiKeys: new ApiKeyStore(db),
+    apiKeys,
     authenticator: new Authenticator({
       jwt: new JwtVerifier(config.oidc),
-      apiKeys: new ApiKeyStore(db),
+      apiKeys,
       identityProvider: new CachedIdentityProvider(
         new KeycloakIdentityProvider({
           url: idp.url,

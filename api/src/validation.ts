@@ -26,6 +26,13 @@ function messageOf(e: ErrorObject): string {
   return e.message ?? 'is invalid';
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Ids in paths and headers (uids, key ids, organization ids) are UUIDs. */
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
 /** Compiles a request schema; the returned function answers the typed body or throws 422. */
 export function validator<S extends TSchema>(schema: S): (body: unknown) => Static<S> {
   const check = ajv.compile<Static<S>>(schema);

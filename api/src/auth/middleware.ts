@@ -1,11 +1,11 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../errors/api-error.js';
+import { isUuid } from '../validation.js';
 import type { Authenticator } from './authenticator.js';
 import { hasPermission, isPlatformAdmin, type Permission, type Principal } from './principal.js';
 
 /** Header a platform admin uses to choose the organization of a request (docs/adr/0004). */
 export const ORGANIZATION_HEADER = 'x-aiplane-organization';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function bearerOf(header: string | undefined): string | undefined {
   if (!header) return undefined;
@@ -60,7 +60,7 @@ export function organizationOf(req: Request, principal: Principal): string {
     const own = principal.organizations.find((o) => o.id === named || o.alias === named);
     if (own) return own.id;
     if (isPlatformAdmin(principal)) {
-      if (!UUID.test(named)) {
+      if (!isUuid(named)) {
         throw new ApiError(
           'organization_invalid',
           `name the organization by its id (a UUID), not "${named.slice(0, 64)}"`,

@@ -4,14 +4,13 @@ import { generateApiKey } from '../auth/api-key-format.js';
 import { principalOf } from '../auth/middleware.js';
 import { ApiError } from '../errors/api-error.js';
 import type { ApiKeyRecord, ApiKeyStore } from '../store/api-key-store.js';
-import { validator } from '../validation.js';
+import { isUuid, validator } from '../validation.js';
 
 const CreateBody = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }) },
   { additionalProperties: false },
 );
 const parseCreate = validator(CreateBody);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const view = (k: ApiKeyRecord) => ({
   id: k.id,
@@ -57,7 +56,7 @@ export function apiKeysRouter(opts: { apiKeys: ApiKeyStore }): Router {
 
   router.delete('/:id', async (req, res) => {
     const id = req.params.id ?? '';
-    if (!UUID.test(id) || !(await opts.apiKeys.revoke(principalOf(res).userId, id))) {
+    if (!isUuid(id) || !(await opts.apiKeys.revoke(principalOf(res).userId, id))) {
       throw new ApiError('api_key_not_found', 'you have no API key with this id');
     }
     res.status(204).end();

@@ -14,7 +14,7 @@ import { httpStatusOf, kubeRequest } from '@aiplane/lib';
 import { requirePlatformAdmin } from '../auth/middleware.js';
 import { ApiError } from '../errors/api-error.js';
 import type { ResourceCache } from '../kube/resource-cache.js';
-import { validator } from '../validation.js';
+import { isUuid, validator } from '../validation.js';
 import { tenantRecord, type TenantRecord } from './tenant-record.js';
 
 /** A namespace is `tenant-<slug>` and must be a DNS label: so a slug has at most 56 characters. */
@@ -64,7 +64,7 @@ export function tenantsRouter(opts: {
   router.use(requirePlatformAdmin());
 
   const find = async (id: string): Promise<TenantLifecycle> => {
-    const tl = /^[0-9a-f-]{36}$/.test(id) ? await opts.tenants.byUid(id) : undefined;
+    const tl = isUuid(id) ? await opts.tenants.byUid(id) : undefined;
     if (!tl) throw new ApiError('tenant_not_found', `no tenant has lifecycle id ${id}`);
     return tl;
   };
