@@ -31,9 +31,11 @@ export interface TenantRecord {
   }[];
 }
 
-export function tenantRecord(tl: TenantLifecycle): TenantRecord {
+/** `deleting` marks a record whose deletion was just accepted (the reply may predate the mark). */
+export function tenantRecord(tl: TenantLifecycle, opts: { deleting?: boolean } = {}): TenantRecord {
   const s = tl.status;
-  const deleting = metaTime(tl.metadata, 'deletionTimestamp') !== undefined;
+  const deleting =
+    opts.deleting === true || metaTime(tl.metadata, 'deletionTimestamp') !== undefined;
   const created = metaTime(tl.metadata, 'creationTimestamp') ?? null;
   const dedicated = tl.spec.database?.dedicated === true;
   const organizationId = s?.organizationId ?? s?.services?.identity?.organizationId ?? null;

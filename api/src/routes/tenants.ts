@@ -108,7 +108,7 @@ export function tenantsRouter(opts: {
     const offset = Number(query.offset ?? 0);
     const all = opts.tenants
       .list()
-      .map(tenantRecord)
+      .map((t) => tenantRecord(t))
       .filter(
         (r) =>
           (query.q ? matches(r, query.q) : true) && (query.phase ? r.phase === query.phase : true),
@@ -145,21 +145,11 @@ export function tenantsRouter(opts: {
       }
       throw err;
     }
-    // With the finalizer the object stays, marked for deletion, until the operator is done.
-    if (after.kind === TENANT_LIFECYCLE_KIND) opts.tenants.remember(after);
-    res.status(202).json(
-      tenantRecord(
-        after.kind === TENANT_LIFECYCLE_KIND
-          ? after
-          : {
-              ...tl,
-              metadata: {
-                ...tl.metadata,
-                deletionTimestamp: new Date().toISOString(),
-              } as TenantLifecycle['metadata'],
-            },
-      ),
-    );
+    // With the finalizer the object stays, marked for deletion, until the operator is done;
+    // without one yet (just created) the apiserver removes it at once and answers a Status.
+    const gone = after.kind !== TENANT_LIFECYCLE_KIND;
+    opts.tenants.remember(gone ? tl : after, gone);
+    res.status(202).json(tenantRecord(gone ? tl : after, { deleting: true }));
   });
 
   return router;
