@@ -3,11 +3,13 @@
 // dedicated database. Real API (in process), real operator process, Keycloak, PostgreSQL.
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { loadApiConfig, startApi } from '@aiplane/api';
 import { createLogger } from '@aiplane/lib';
 import {
+  apiEnv,
+  createDatabase,
   type LocalEnvironment,
+  operatorEnv,
   passwordGrant,
   repoRoot,
   startProcess,
@@ -15,27 +17,14 @@ import {
 } from '@aiplane/hack';
 import { memoryOf, percentile, writeResult } from './results.js';
 
-async function createDatabase(url: string, name: string): Promise<string> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
-  await client.end();
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
 export async function tenantLifecycle(env: LocalEnvironment): Promise<void> {
   const info = env.info();
   const kc = info.keycloak;
   const logDir = env.controlPlane.logDir;
   const api = await startApi(
     loadApiConfig({
+      ...apiEnv(info, await createDatabase(info, 'aiplane_bench', { fresh: true })),
       AIPLANE_API_PORT: '0',
-      AIPLANE_DATABASE_URL: await createDatabase(info.postgres.url, 'aiplane_bench'),
-      AIPLANE_OIDC_ISSUER: kc.issuer,
-      AIPLANE_IDP_URL: kc.url,
-      AIPLANE_IDP_CLIENT_SECRET: kc.clients.api.clientSecret,
     }),
     createLogger({
       level: 'info',
@@ -50,12 +39,9 @@ export async function tenantLifecycle(env: LocalEnvironment): Promise<void> {
     args: ['--import', 'tsx', join(repoRoot, 'operator/src/main.ts')],
     env: {
       ...process.env,
-      KUBECONFIG: env.controlPlane.kubeconfigPath,
+      ...operatorEnv(info),
       AIPLANE_OPERATOR_HEALTH_PORT: '0',
       AIPLANE_OPERATOR_LEADER_ELECTION: 'false',
-      AIPLANE_IDP_URL: kc.url,
-      AIPLANE_OPERATOR_IDP_CLIENT_SECRET: kc.clients.operator.clientSecret,
-      AIPLANE_TENANT_DB_ADMIN_URL: info.postgres.url,
     },
     logFile: join(logDir, 'bench-operator.log'),
   });

@@ -27,4 +27,5 @@ export {
 export { LocalPostgres, type PostgresInfo, postgresBinDir } from './postgres.js';
 export { binaryPaths, cacheDir, repoRoot, versions, type BinaryPaths } from './paths.js';
 export { freePort, StopWaiting, waitFor } from './ports.js';
+export { apiEnv, createDatabase, operatorEnv } from './service-env.js';
 export { startProcess, type ManagedProcess, type StartOptions } from './process.js';

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { waitFor } from '@aiplane/hack';
-import { call, keycloak, startTestApi, tokenFor, type TestApi } from './api-helpers.js';
+import {
+  assertValidationFailed,
+  call,
+  keycloak,
+  startTestApi,
+  tokenFor,
+  type TestApi,
+} from './api-helpers.js';
 import {
   masterRealmToken,
   setRealmRole,
@@ -294,13 +301,7 @@ describe('API authentication and access (real Keycloak, real PostgreSQL)', funct
           headers: bearer(await tokenFor('member')),
           body,
         });
-        assert.equal(r.status, 422, r.text);
-        const err = (r.json() as ErrorBody).error;
-        assert.equal(err.code, undefined);
-        assert.ok(
-          err.fields?.some((f) => f.field === field),
-          r.text,
-        );
+        assertValidationFailed(r, field);
       });
     }
 

@@ -1,9 +1,9 @@
+import assert from 'node:assert/strict';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { createLogger } from '@aiplane/lib';
 import { loadApiConfig, startApi, type RunningApi } from '@aiplane/api';
-import { passwordGrant, type KeycloakInfo } from '@aiplane/hack';
+import { apiEnv, createDatabase, passwordGrant, type KeycloakInfo } from '@aiplane/hack';
 import { environment } from './harness.js';
 import { rememberSecret } from './secrets.js';
 
@@ -30,23 +30,6 @@ export async function tokenFor(user: DevUser): Promise<string> {
   return access_token;
 }
 
-/** Creates an empty database in the run's PostgreSQL and answers its URL. */
-export async function createDatabase(name: string): Promise<string> {
-  const pgInfo = environment().info().postgres;
-  rememberSecret(pgInfo.password);
-  const client = new pg.Client({ connectionString: pgInfo.url });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
-    await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
-  } finally {
-    await client.end();
-  }
-  const url = new URL(pgInfo.url);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
 export interface TestApi extends RunningApi {
   url: string;
 }
@@ -56,18 +39,15 @@ export async function startTestApi(
   name: string,
   env: Record<string, string> = {},
 ): Promise<TestApi> {
-  const info = keycloak();
+  keycloak(); // records the environment's secrets for the log sweep
+  const info = environment().info();
+  rememberSecret(info.postgres.password);
+  const databaseUrl = await createDatabase(info, name.replace(/-/g, '_'), { fresh: true });
   const config = loadApiConfig({
+    ...apiEnv(info, databaseUrl),
     AIPLANE_API_HOST: '127.0.0.1',
     AIPLANE_API_PORT: '0',
     AIPLANE_LOG_LEVEL: 'debug',
-    AIPLANE_DATABASE_URL: await createDatabase(name.replace(/-/g, '_')),
-    AIPLANE_OIDC_ISSUER: info.issuer,
-    AIPLANE_OIDC_AUDIENCE: info.audience,
-    AIPLANE_IDP_URL: info.url,
-    AIPLANE_IDP_REALM: info.realm,
-    AIPLANE_IDP_CLIENT_ID: info.clients.api.clientId,
-    AIPLANE_IDP_CLIENT_SECRET: info.clients.api.clientSecret,
     ...env,
   });
   const destination = createWriteStream(join(environment().controlPlane.logDir, `${name}.log`));
@@ -103,4 +83,15 @@ export async function call(
     text,
     json: () => JSON.parse(text) as unknown,
   };
+}
+
+/** The spec's validation refusal: 422, the offending field named, and no error code. */
+export function assertValidationFailed(r: Reply, field: string): void {
+  assert.equal(r.status, 422, r.text);
+  const err = (r.json() as { error: { code?: string; fields?: { field: string }[] } }).error;
+  assert.equal(err.code, undefined, 'a validation failure carries no code');
+  assert.ok(
+    err.fields?.some((f) => f.field === field),
+    `no error names ${field}: ${r.text}`,
+  );
 }

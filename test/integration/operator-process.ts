@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { repoRoot, startProcess, type ManagedProcess } from '@aiplane/hack';
+import { operatorEnv, repoRoot, startProcess, type ManagedProcess } from '@aiplane/hack';
 import { keycloak } from './api-helpers.js';
 import { environment } from './harness.js';
 
@@ -12,8 +12,7 @@ let counter = 0;
  */
 export function startOperatorProcess(extraEnv: Record<string, string> = {}): ManagedProcess {
   const env = environment();
-  const info = env.info();
-  const kc = keycloak();
+  keycloak(); // records the environment's secrets for the log sweep
   counter += 1;
   return startProcess({
     name: `operator-${counter}`,
@@ -21,18 +20,13 @@ export function startOperatorProcess(extraEnv: Record<string, string> = {}): Man
     args: ['--import', 'tsx', join(repoRoot, 'operator/src/main.ts')],
     env: {
       ...process.env,
-      KUBECONFIG: env.controlPlane.kubeconfigPath,
+      ...operatorEnv(env.info()),
       AIPLANE_LOG_LEVEL: 'debug',
       AIPLANE_OPERATOR_HEALTH_PORT: '0',
       AIPLANE_OPERATOR_LEADER_ELECTION: 'false',
       AIPLANE_OPERATOR_SHUTDOWN_GRACE_MS: '5000',
       AIPLANE_OPERATOR_HEALTH_CHECK_SECONDS: '2',
       AIPLANE_OPERATOR_REPAIR_DELAY_SECONDS: '3',
-      AIPLANE_IDP_URL: kc.url,
-      AIPLANE_IDP_REALM: kc.realm,
-      AIPLANE_OPERATOR_IDP_CLIENT_ID: kc.clients.operator.clientId,
-      AIPLANE_OPERATOR_IDP_CLIENT_SECRET: kc.clients.operator.clientSecret,
-      AIPLANE_TENANT_DB_ADMIN_URL: info.postgres.url,
       ...extraEnv,
     },
     logFile: join(env.controlPlane.logDir, `operator-${counter}.log`),
