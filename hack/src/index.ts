@@ -29,3 +29,9 @@ export { binaryPaths, cacheDir, repoRoot, versions, type BinaryPaths } from './p
 export { freePort, StopWaiting, waitFor } from './ports.js';
 export { apiEnv, createDatabase, operatorEnv } from './service-env.js';
 export { startProcess, type ManagedProcess, type StartOptions } from './process.js';
+export {
+  type McpTestServer,
+  type McpTestServerOptions,
+  type McpTestTool,
+  startMcpTestServer,
+} from './mcp-test-server.js';
