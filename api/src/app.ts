@@ -14,6 +14,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { TenantLifecycle } from '@aiplane/crds';
 import type { ResourceCache } from './kube/resource-cache.js';
 import { tenantsRouter } from './routes/tenants.js';
+import { mcpServersRouter, type McpServersRouterOptions } from './routes/mcp-servers.js';
+import { agentsRouter, type AgentsRouterOptions } from './routes/agents.js';
 
 export interface AppDeps {
   logger: Logger;
@@ -21,6 +23,8 @@ export interface AppDeps {
   apiKeys: ApiKeyStore;
   kc: KubeConfig;
   tenants: ResourceCache<TenantLifecycle>;
+  mcp: Omit<McpServersRouterOptions, 'tenants'>;
+  agents: AgentsRouterOptions;
   /** Readiness beyond the process being up (database reachable, …). */
   ready?: () => Promise<boolean>;
 }
@@ -60,6 +64,8 @@ export function createApp(deps: AppDeps): Express {
   v1.use('/me', meRouter());
   v1.use('/api-keys', apiKeysRouter({ apiKeys: deps.apiKeys }));
   v1.use('/admin/tenants', tenantsRouter({ kc: deps.kc, tenants: deps.tenants }));
+  v1.use('/mcp/servers', mcpServersRouter({ ...deps.mcp, tenants: deps.tenants }));
+  v1.use('/agents', agentsRouter(deps.agents));
   app.use('/v1', v1);
 
   app.use(notFound);

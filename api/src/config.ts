@@ -1,3 +1,4 @@
+import { type Keyring, parseKeyring } from './crypto/index.js';
 /** The API's configuration: read from the environment once, validated, frozen. */
 export interface ApiConfig {
   readonly host: string;
@@ -13,6 +14,20 @@ export interface ApiConfig {
     /** JWKS address; default `<issuer>/protocol/openid-connect/certs`. */
     readonly jwksUri: string;
     readonly clockToleranceSeconds: number;
+  };
+  /** MCP management (docs/adr/0008-mcp-servers.md). */
+  readonly mcp: {
+    /** Seals per-user upstream credentials: `<kid>:<base64 32-byte key>[,…]`, active first. */
+    readonly credentialKeys: Keyring;
+    /** `{gateway_base}`: the gateway's public address; null when the deployment publishes none. */
+    readonly gatewayPublicUrl: string | null;
+    /**
+     * TEST ONLY (default false): lets remote servers on 127.0.0.0/8 and ::1 pass the address
+     * rules, so tests can register an MCP server running on loopback. Never in a deployment.
+     */
+    readonly allowLoopbackUpstreams: boolean;
+    /** How long the API waits for an upstream MCP server (handshake and listing). */
+    readonly upstreamTimeoutMs: number;
   };
   /** The identity provider's admin API, used to re-check an API key owner's current roles. */
   readonly identityProvider: {
@@ -56,6 +71,25 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     if (v && !/^https?:\/\/[^\s]+$/.test(v)) problems.push(`${name} must be an http(s) URL`);
     return v.replace(/\/+$/, '');
   };
+  const bool = (name: string): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === '' || raw === 'false') return false;
+    if (raw === 'true') return true;
+    problems.push(`${name} must be true or false, got "${raw}"`);
+    return false;
+  };
+  const keyring = (name: string): Keyring | undefined => {
+    const spec = str(name);
+    if (spec === '') return undefined;
+    try {
+      return parseKeyring(spec);
+    } catch (err) {
+      // KeyringError messages name entries by position and key id, never key material.
+      problems.push(`${name}: ${(err as Error).message}`);
+      return undefined;
+    }
+  };
+  const credentialKeys = keyring('AIPLANE_CREDENTIAL_KEYS');
   const logLevel = str('AIPLANE_LOG_LEVEL', 'info');
   if (!LOG_LEVELS.includes(logLevel))
     problems.push(`AIPLANE_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
@@ -71,6 +105,12 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       jwksUri: url('AIPLANE_OIDC_JWKS_URI', `${issuer}/protocol/openid-connect/certs`),
       clockToleranceSeconds: int('AIPLANE_OIDC_CLOCK_TOLERANCE_SECONDS', 30, 0, 300),
     },
+    mcp: {
+      credentialKeys: credentialKeys as Keyring,
+      gatewayPublicUrl: env.AIPLANE_GATEWAY_PUBLIC_URL ? url('AIPLANE_GATEWAY_PUBLIC_URL') : null,
+      allowLoopbackUpstreams: bool('AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS'),
+      upstreamTimeoutMs: int('AIPLANE_MCP_UPSTREAM_TIMEOUT_MS', 10_000, 100, 120_000),
+    },
     identityProvider: {
       kind: 'keycloak',
       url: url('AIPLANE_IDP_URL'),
@@ -80,10 +120,11 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       accessCacheSeconds: int('AIPLANE_IDP_ACCESS_CACHE_SECONDS', 30, 0, 60),
     },
   };
-  if (problems.length > 0) throw new ConfigError(problems);
+  if (problems.length > 0 || credentialKeys === undefined) throw new ConfigError(problems);
   return Object.freeze({
     ...config,
     oidc: Object.freeze(config.oidc),
+    mcp: Object.freeze(config.mcp),
     identityProvider: Object.freeze(config.identityProvider),
   });
 }

@@ -1,8 +1,21 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
-import { GROUP, TENANT_LIFECYCLE_PLURAL, VERSION, type TenantLifecycle } from '@aiplane/crds';
-import type { Logger } from '@aiplane/lib';
+import {
+  GROUP,
+  TENANT_LIFECYCLE_PLURAL,
+  VERSION,
+  type McpServer,
+  type TenantLifecycle,
+} from '@aiplane/crds';
+import { checkRemoteAddress, type Logger } from '@aiplane/lib';
+import { ApiError } from './errors/api-error.js';
+import { AvailableTools } from './mcp/available-tools.js';
+import { organizationNamespace } from './mcp/organization-namespace.js';
+import { MCP_SERVERS_PATH, McpServerStore } from './mcp/server-store.js';
+import { createPinnedFetch } from './mcp/upstream/index.js';
+import { AgentStore } from './store/agent-store.js';
+import { CredentialStore } from './store/credential-store.js';
 import { ResourceCache } from './kube/resource-cache.js';
 import { attachWebSockets, createApp } from './app.js';
 import { Authenticator } from './auth/authenticator.js';
@@ -41,6 +54,18 @@ export async function startApi(
     logger,
   );
   tenants.start();
+  const serverCache = new ResourceCache<McpServer>(kc, MCP_SERVERS_PATH, logger);
+  serverCache.start();
+  const servers = new McpServerStore(kc, serverCache, logger);
+  const credentials = new CredentialStore(db, config.mcp.credentialKeys);
+  const agents = new AgentStore(db);
+  const allowLoopback = config.mcp.allowLoopbackUpstreams;
+  if (allowLoopback) {
+    logger.warn(
+      'AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS is on: remote MCP servers may be on loopback',
+    );
+  }
+  const remoteFetch = createPinnedFetch({ allowLoopback });
   const idp = config.identityProvider;
   const apiKeys = new ApiKeyStore(db);
   const deps = {
@@ -48,6 +73,36 @@ export async function startApi(
     kc,
     tenants,
     apiKeys,
+    mcp: {
+      servers,
+      credentials,
+      gatewayBase: config.mcp.gatewayPublicUrl,
+      tools: new AvailableTools({
+        credentials,
+        remoteFetch,
+        workloadFetch: fetch,
+        timeoutMs: config.mcp.upstreamTimeoutMs,
+        logger,
+      }),
+      checkAddress: async (address: string) => {
+        const check = await checkRemoteAddress(address, { allowLoopback });
+        if (!check.ok) throw new ApiError('mcp_server_address_invalid', check.message);
+      },
+      onDeleted: (organizationId: string, serverId: string) =>
+        agents.forgetServer(organizationId, serverId),
+    },
+    agents: {
+      agents,
+      foreignServerIds: async (organizationId: string, ids: readonly string[]) => {
+        const namespace = organizationNamespace(tenants, organizationId);
+        const found = await Promise.all(
+          ids.map(async (id) =>
+            namespace !== undefined && (await servers.find(namespace, id)) ? undefined : id,
+          ),
+        );
+        return found.filter((id): id is string => id !== undefined);
+      },
+    },
     authenticator: new Authenticator({
       jwt: new JwtVerifier(config.oidc),
       apiKeys,
@@ -64,7 +119,7 @@ export async function startApi(
     }),
     ready: async () => {
       await db.raw('select 1');
-      return tenants.hasSynced();
+      return tenants.hasSynced() && serverCache.hasSynced();
     },
   };
   const server = createServer(createApp(deps));
@@ -82,6 +137,8 @@ export async function startApi(
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await tenants.stop();
+      await serverCache.stop();
+      await remoteFetch.close();
       await db.destroy();
     },
   };

@@ -21,6 +21,7 @@ export {
   TenantLifecycleSchema,
   TenantLifecycleSpecSchema,
   TenantLifecycleStatusSchema,
+  tenantNamespace,
   type TenantLifecycle,
   type TenantLifecycleSpec,
   type TenantLifecycleStatus,

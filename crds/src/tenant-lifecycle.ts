@@ -145,3 +145,8 @@ export const TENANT_LIFECYCLE: KindDefinition = {
     { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
   ],
 };
+
+/** The namespace a tenant's workloads and MCP servers live in (a DNS label: slug ≤ 56). */
+export function tenantNamespace(slug: string): string {
+  return `tenant-${slug}`;
+}

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LocalControlPlane } from './control-plane.js';
@@ -14,6 +15,8 @@ export interface EnvironmentInfo {
   postgres: PostgresInfo;
   keycloak: KeycloakInfo;
   logs: string;
+  /** The API's credential keyring (AIPLANE_CREDENTIAL_KEYS), fresh for each environment. */
+  credentialKeys: string;
 }
 
 /** The local control plane plus the services the project needs, started and stopped together. */
@@ -21,6 +24,7 @@ export class LocalEnvironment {
   readonly controlPlane: LocalControlPlane;
   readonly postgres: LocalPostgres;
   readonly keycloak: LocalKeycloak;
+  private readonly credentialKeys = `local:${randomBytes(32).toString('base64')}`;
 
   constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true });
@@ -61,6 +65,7 @@ export class LocalEnvironment {
       postgres: this.postgres.connection,
       keycloak: this.keycloak.info,
       logs: this.controlPlane.logDir,
+      credentialKeys: this.credentialKeys,
     };
   }
 

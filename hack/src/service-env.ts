@@ -40,6 +40,7 @@ export function apiEnv(info: EnvironmentInfo, databaseUrl: string): Record<strin
     AIPLANE_IDP_REALM: kc.realm,
     AIPLANE_IDP_CLIENT_ID: kc.clients.api.clientId,
     AIPLANE_IDP_CLIENT_SECRET: kc.clients.api.clientSecret,
+    AIPLANE_CREDENTIAL_KEYS: info.credentialKeys,
   };
 }
 

@@ -23,15 +23,17 @@ export function keycloak(): KeycloakInfo {
 }
 
 /** A fresh access token for a dev user (password grant against the running Keycloak). */
-export async function tokenFor(user: DevUser): Promise<string> {
+export async function tokenFor(user: DevUser, opts: { scope?: string } = {}): Promise<string> {
   const info = keycloak();
-  const { access_token } = await passwordGrant(info, info.users[user]);
+  const { access_token } = await passwordGrant(info, info.users[user], opts);
   rememberSecret(access_token);
   return access_token;
 }
 
 export interface TestApi extends RunningApi {
   url: string;
+  /** The API's own database (PostgreSQL URL with the superuser's credentials). */
+  databaseUrl: string;
 }
 
 /** The real API, in this process, on a loopback port, logging to the run's log directory. */
@@ -42,6 +44,7 @@ export async function startTestApi(
   keycloak(); // records the environment's secrets for the log sweep
   const info = environment().info();
   rememberSecret(info.postgres.password);
+  rememberSecret(info.credentialKeys.split(':')[1]);
   const databaseUrl = await createDatabase(info, name.replace(/-/g, '_'), { fresh: true });
   const config = loadApiConfig({
     ...apiEnv(info, databaseUrl),
@@ -54,7 +57,7 @@ export async function startTestApi(
   const api = await startApi(config, createLogger({ level: 'debug', name, destination }), {
     kc: environment().controlPlane.kubeConfig(),
   });
-  return { ...api, url: `http://127.0.0.1:${api.port}` };
+  return { ...api, url: `http://127.0.0.1:${api.port}`, databaseUrl };
 }
 
 export interface Reply {

@@ -62,6 +62,18 @@ export const ERROR_CODES = {
     description: 'a tenant with this slug exists (or is still being deleted)',
   },
   tenant_not_found: { status: 404, description: 'no tenant has this lifecycle id' },
+  organization_not_provisioned: {
+    status: 409,
+    description:
+      'the organization has no provisioned tenant (namespace) yet, so nothing can be created in it',
+  },
+
+  // Agents (spec: "Other agent request fields: not shown"; docs/agents.md)
+  agent_not_found: { status: 404, description: 'no agent of the organization has this id' },
+  agent_modification_denied: {
+    status: 403,
+    description: 'only the agent’s creator or a platform admin may change or delete it',
+  },
 
   // MCP management and gateway (spec: tenants-and-mcp.md, Errors)
   mcp_server_address_invalid: {

@@ -1,3 +1,4 @@
+import { tenantNamespace } from '@aiplane/crds';
 import type { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { DatabaseProvisioner } from '../../providers/database/index.js';
@@ -30,6 +31,5 @@ export const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'aiplane-operator' }
 export const TENANT_UID_LABEL = 'aiplane.io/tenant-uid';
 export const TENANT_LABEL = 'aiplane.io/tenant';
 
-export function namespaceOf(slug: string): string {
-  return `tenant-${slug}`;
-}
+/** Kept as the controller's name for it; the one definition is in @aiplane/crds. */
+export const namespaceOf = tenantNamespace;

@@ -1,0 +1,90 @@
+import type { McpServer } from '@aiplane/crds';
+import type { Logger } from '@aiplane/lib';
+import { ApiError } from '../errors/api-error.js';
+import type { CredentialStore } from '../store/credential-store.js';
+import { listUpstreamTools, UpstreamError, type FetchLike } from './upstream/index.js';
+
+/**
+ * One entry of `GET /v1/mcp/servers/{id}/available-tools` (spec: "not shown"; docs/mcp.md):
+ * every tool the upstream lists, whether or not the allowlist permits it, so an administrator
+ * can build the allowlist from it.
+ */
+export interface AvailableTool {
+  name: string;
+  title: string | null;
+  description: string | null;
+  /** The tool's JSON Schema for its arguments, as the upstream declares it. */
+  input_schema: Record<string, unknown>;
+  /** Whether the gateway lets clients see and call it (empty allowlist: every tool). */
+  allowed: boolean;
+}
+
+export function isAllowed(allowlist: readonly string[] | undefined, tool: string): boolean {
+  return !allowlist || allowlist.length === 0 || allowlist.includes(tool);
+}
+
+/** Lists an upstream's tools with the calling user's own credential. */
+export class AvailableTools {
+  constructor(
+    private readonly opts: {
+      credentials: CredentialStore;
+      /** Dials remote servers: every connection is checked against the address rules. */
+      remoteFetch: FetchLike;
+      /** Dials managed workloads at their in-cluster address. */
+      workloadFetch: FetchLike;
+      timeoutMs: number;
+      logger: Logger;
+    },
+  ) {}
+
+  async list(server: McpServer, userId: string): Promise<AvailableTool[]> {
+    const id = server.metadata.uid ?? '';
+    const link = await this.opts.credentials.link(id, userId);
+    if (!link.linked) {
+      throw new ApiError(
+        'mcp_credential_not_linked',
+        'link your credential for this server first (PUT /v1/mcp/servers/{id}/credential)',
+      );
+    }
+    const managed = server.spec.runtime === 'managed';
+    const url = managed ? server.status?.url : server.spec.address;
+    if (managed && (server.status?.ready !== true || !url)) {
+      throw new ApiError('mcp_server_not_ready', 'the managed server is not serving yet; retry');
+    }
+    const credential = await this.opts.credentials.use(id, userId);
+    if (!credential || !url) {
+      throw new ApiError('mcp_credential_not_linked', 'link your credential for this server first');
+    }
+    try {
+      const tools = await listUpstreamTools({
+        url,
+        credential: credential.value,
+        fetch: managed ? this.opts.workloadFetch : this.opts.remoteFetch,
+        timeoutMs: this.opts.timeoutMs,
+      });
+      return tools.map((t) => ({
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        input_schema: t.inputSchema,
+        allowed: isAllowed(server.spec.toolAllowlist, t.name),
+      }));
+    } catch (err) {
+      if (!(err instanceof UpstreamError)) throw err;
+      this.opts.logger.info(
+        { server: id, reason: err.reason, cause: err.message },
+        'upstream MCP server refused a tool listing',
+      );
+      if (err.reason === 'credential_rejected') {
+        throw new ApiError(
+          'mcp_credential_rejected',
+          'the MCP server refused your linked credential; link a new one',
+        );
+      }
+      throw new ApiError(
+        'mcp_server_unreachable',
+        'the MCP server did not answer or did not complete an MCP handshake',
+      );
+    }
+  }
+}

@@ -1,0 +1,130 @@
+import { metaTime, mcpServerPath, type McpServer, type McpRuntime } from '@aiplane/crds';
+import { envNamesOf, ORGANIZATION_LABEL, updatedAtOf } from './server-resource.js';
+
+/** One condition of a managed server's status, as the API answers it. */
+export interface ServerCondition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+  last_transition_time: string;
+}
+
+export interface ServerStatusRecord {
+  ready: boolean;
+  replicas: number;
+  ready_replicas: number;
+  url: string | null;
+  conditions: ServerCondition[];
+}
+
+/** The MCP Server response (spec: "MCP Server response"). */
+export interface ServerRecord {
+  id: string;
+  organization_id: string;
+  name: string;
+  display_name: string;
+  description: string | null;
+  runtime: McpRuntime;
+  tool_allowlist: string[];
+  address: string | null;
+  namespace: string | null;
+  image: string | null;
+  port: number | null;
+  path: string | null;
+  arguments: string[];
+  env: { name: string; configured: true }[];
+  resources: {
+    cpu_request: string | null;
+    memory_request: string | null;
+    cpu_limit: string | null;
+    memory_limit: string | null;
+  };
+  security: {
+    run_as_non_root: boolean | null;
+    run_as_user: number | null;
+    run_as_group: number | null;
+    read_only_root_filesystem: boolean | null;
+  };
+  created_at: string | null;
+  updated_at: string | null;
+  credential_mode: 'per_user';
+  linked: boolean;
+  credential_last_used_at: string | null;
+  status: ServerStatusRecord | null;
+  gateway_url: string | null;
+}
+
+/** What the caller's own credential looks like for this server. */
+export interface CallerLink {
+  linked: boolean;
+  lastUsedAt: Date | null;
+}
+
+/** `{gateway_base}/servers/<id>/mcp`, or null when the deployment publishes no gateway. */
+export function gatewayUrl(gatewayBase: string | null, id: string): string | null {
+  return gatewayBase === null ? null : `${gatewayBase}/servers/${id}/mcp`;
+}
+
+/** Null for a remote server, and for a managed one the operator has not reported on. */
+function statusOf(server: McpServer): ServerStatusRecord | null {
+  const s = server.status;
+  if (server.spec.runtime !== 'managed' || !s || Object.keys(s).length === 0) return null;
+  return {
+    ready: s.ready === true,
+    replicas: s.replicas ?? 0,
+    ready_replicas: s.readyReplicas ?? 0,
+    url: s.url ?? null,
+    conditions: (s.conditions ?? []).map((c) => ({
+      type: c.type,
+      status: c.status,
+      reason: c.reason,
+      message: c.message,
+      last_transition_time: c.lastTransitionTime,
+    })),
+  };
+}
+
+export function serverRecord(
+  server: McpServer,
+  opts: { gatewayBase: string | null; link: CallerLink },
+): ServerRecord {
+  const spec = server.spec;
+  const managed = spec.runtime === 'managed';
+  const id = server.metadata.uid ?? '';
+  return {
+    id,
+    organization_id: server.metadata.labels?.[ORGANIZATION_LABEL] ?? '',
+    name: server.metadata.name ?? '',
+    display_name: spec.displayName,
+    description: spec.description ?? null,
+    runtime: spec.runtime,
+    tool_allowlist: spec.toolAllowlist ?? [],
+    address: managed ? null : (spec.address ?? null),
+    namespace: managed ? (server.metadata.namespace ?? null) : null,
+    image: managed ? (spec.image ?? null) : null,
+    port: managed ? (spec.port ?? null) : null,
+    path: mcpServerPath(spec),
+    arguments: managed ? (spec.arguments ?? []) : [],
+    env: managed ? envNamesOf(server).map((name) => ({ name, configured: true as const })) : [],
+    resources: {
+      cpu_request: spec.resources?.cpuRequest ?? null,
+      memory_request: spec.resources?.memoryRequest ?? null,
+      cpu_limit: spec.resources?.cpuLimit ?? null,
+      memory_limit: spec.resources?.memoryLimit ?? null,
+    },
+    security: {
+      run_as_non_root: spec.security?.runAsNonRoot ?? null,
+      run_as_user: spec.security?.runAsUser ?? null,
+      run_as_group: spec.security?.runAsGroup ?? null,
+      read_only_root_filesystem: spec.security?.readOnlyRootFilesystem ?? null,
+    },
+    created_at: metaTime(server.metadata, 'creationTimestamp') ?? null,
+    updated_at: updatedAtOf(server),
+    credential_mode: 'per_user',
+    linked: opts.link.linked,
+    credential_last_used_at: opts.link.lastUsedAt?.toISOString() ?? null,
+    status: statusOf(server),
+    gateway_url: gatewayUrl(opts.gatewayBase, id),
+  };
+}

@@ -1,0 +1,170 @@
+import { Type } from '@sinclair/typebox';
+import { type Request, type Response, Router } from 'express';
+import type { McpServer, TenantLifecycle } from '@aiplane/crds';
+import { organizationOf, principalOf, requirePlatformAdmin } from '../auth/middleware.js';
+import { ApiError } from '../errors/api-error.js';
+import type { ResourceCache } from '../kube/resource-cache.js';
+import { isImageProblem, parseImageReference } from '../mcp/image-reference.js';
+import { organizationNamespace } from '../mcp/organization-namespace.js';
+import { parseCreateServer, parseUpdateServer } from '../mcp/server-body.js';
+import { serverRecord, type CallerLink } from '../mcp/server-record.js';
+import { ACCESS_DENIED_MESSAGE, notProvisioned, type McpServerStore } from '../mcp/server-store.js';
+import type { AvailableTools } from '../mcp/available-tools.js';
+import type { CredentialStore } from '../store/credential-store.js';
+import { isUuid, validator } from '../validation.js';
+
+const CredentialBody = Type.Object(
+  { credential: Type.String({ minLength: 1, maxLength: 4096, pattern: '\\S' }) },
+  { additionalProperties: false },
+);
+const parseCredential = validator(CredentialBody);
+
+export interface McpServersRouterOptions {
+  servers: McpServerStore;
+  tenants: ResourceCache<TenantLifecycle>;
+  credentials: CredentialStore;
+  tools: AvailableTools;
+  /** Checks a remote address when it is stored; answers 400 mcp_server_address_invalid. */
+  checkAddress: (address: string) => Promise<void>;
+  /** `{gateway_base}`, or null when the deployment publishes no gateway. */
+  gatewayBase: string | null;
+  /** Called after a server was deleted (agents drop their references to it). */
+  onDeleted?: (organizationId: string, serverId: string) => Promise<void>;
+}
+
+const denied = () => new ApiError('mcp_server_access_denied', ACCESS_DENIED_MESSAGE);
+const adminOnly = requirePlatformAdmin('mcp_server_management_denied');
+
+/** `/v1/mcp/servers` (spec: "MCP management"). */
+export function mcpServersRouter(opts: McpServersRouterOptions): Router {
+  const router = Router();
+
+  /** The caller's organization and its namespace (undefined when it has no tenant). */
+  const scope = (req: Request, res: Response) => {
+    const principal = principalOf(res);
+    const organizationId = organizationOf(req, principal);
+    return {
+      userId: principal.userId,
+      organizationId,
+      namespace: organizationNamespace(opts.tenants, organizationId),
+    };
+  };
+
+  /** A server of the caller's organization, or 403 mcp_server_access_denied. */
+  const find = async (req: Request, res: Response) => {
+    const s = scope(req, res);
+    const param = req.params.server_id;
+    const id = typeof param === 'string' ? param : '';
+    const server =
+      s.namespace !== undefined && isUuid(id)
+        ? await opts.servers.find(s.namespace, id)
+        : undefined;
+    if (!server) throw denied();
+    return { ...s, server, id };
+  };
+
+  const record = async (server: McpServer, userId: string) =>
+    serverRecord(server, {
+      gatewayBase: opts.gatewayBase,
+      link: await opts.credentials.link(server.metadata.uid ?? '', userId),
+    });
+
+  const checkImage = (image: string | undefined) => {
+    if (image === undefined) return;
+    const parsed = parseImageReference(image);
+    if (isImageProblem(parsed)) throw new ApiError('mcp_server_image_invalid', parsed.message);
+  };
+
+  router.post('/', adminOnly, async (req, res) => {
+    const body = parseCreateServer(req.body);
+    const s = scope(req, res);
+    if (body.runtime === 'managed') checkImage(body.image);
+    else await opts.checkAddress(body.address);
+    if (s.namespace === undefined) throw notProvisioned(s.organizationId);
+    const created = await opts.servers.create({
+      namespace: s.namespace,
+      organizationId: s.organizationId,
+      body,
+    });
+    res.json(await record(created, s.userId));
+  });
+
+  router.get('/', async (req, res) => {
+    const s = scope(req, res);
+    const servers = s.namespace === undefined ? [] : opts.servers.list(s.namespace);
+    servers.sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+    const links = await opts.credentials.links(
+      servers.map((x) => x.metadata.uid ?? ''),
+      s.userId,
+    );
+    const none: CallerLink = { linked: false, lastUsedAt: null };
+    res.json({
+      servers: servers.map((x) =>
+        serverRecord(x, {
+          gatewayBase: opts.gatewayBase,
+          link: links.get(x.metadata.uid ?? '') ?? none,
+        }),
+      ),
+      count: servers.length,
+    });
+  });
+
+  router.get('/:server_id', async (req, res) => {
+    const { server, userId } = await find(req, res);
+    res.json(await record(server, userId));
+  });
+
+  router.put('/:server_id', adminOnly, async (req, res) => {
+    const { server, userId } = await find(req, res);
+    const body = parseUpdateServer(req.body, server.spec.runtime);
+    if (body.runtime === 'managed') checkImage(body.image);
+    else if (body.address !== undefined) await opts.checkAddress(body.address);
+    const updated = await opts.servers.update(server, body);
+    res.json(await record(updated, userId));
+  });
+
+  router.delete('/:server_id', adminOnly, async (req, res) => {
+    let found: Awaited<ReturnType<typeof find>> | undefined;
+    try {
+      found = await find(req, res);
+    } catch (err) {
+      // Idempotent: absent (or not this organization's) is already the wanted state.
+      if (err instanceof ApiError && err.code === 'mcp_server_access_denied') {
+        res.status(204).end();
+        return;
+      }
+      throw err;
+    }
+    await opts.servers.delete(found.server);
+    await opts.credentials.removeServer(found.id);
+    await opts.onDeleted?.(found.organizationId, found.id);
+    res.status(204).end();
+  });
+
+  router.get('/:server_id/available-tools', adminOnly, async (req, res) => {
+    const { server, userId } = await find(req, res);
+    const tools = await opts.tools.list(server, userId);
+    res.json({ tools, count: tools.length });
+  });
+
+  router.put('/:server_id/credential', async (req, res) => {
+    const { id, userId, organizationId } = await find(req, res);
+    const { credential } = parseCredential(req.body);
+    await opts.credentials.put({
+      serverId: id,
+      userId,
+      organizationId,
+      kind: 'static',
+      value: credential,
+    });
+    res.status(204).end();
+  });
+
+  router.delete('/:server_id/credential', async (req, res) => {
+    const { id, userId } = await find(req, res);
+    await opts.credentials.remove(id, userId);
+    res.status(204).end();
+  });
+
+  return router;
+}

@@ -1,0 +1,104 @@
+import type { Knex } from 'knex';
+
+export interface Agent {
+  id: string;
+  organizationId: string;
+  createdBy: string;
+  name: string;
+  description: string | null;
+  instructions: string | null;
+  model: string | null;
+  mcpServerIds: string[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface Row {
+  id: string;
+  organization_id: string;
+  created_by: string;
+  name: string;
+  description: string | null;
+  instructions: string | null;
+  model: string | null;
+  mcp_server_ids: string[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type AgentFields = Pick<Agent, 'name' | 'description' | 'instructions' | 'model'> & {
+  mcpServerIds: string[];
+};
+
+const toAgent = (r: Row): Agent => ({
+  id: r.id,
+  organizationId: r.organization_id,
+  createdBy: r.created_by,
+  name: r.name,
+  description: r.description,
+  instructions: r.instructions,
+  model: r.model,
+  mcpServerIds: r.mcp_server_ids,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const toRow = (f: Partial<AgentFields>): Record<string, unknown> => ({
+  ...(f.name !== undefined ? { name: f.name } : {}),
+  ...(f.description !== undefined ? { description: f.description } : {}),
+  ...(f.instructions !== undefined ? { instructions: f.instructions } : {}),
+  ...(f.model !== undefined ? { model: f.model } : {}),
+  ...(f.mcpServerIds !== undefined ? { mcp_server_ids: JSON.stringify(f.mcpServerIds) } : {}),
+});
+
+/** Agents of organizations (PostgreSQL); every read and write is scoped by organization. */
+export class AgentStore {
+  constructor(private readonly db: Knex) {}
+
+  async create(organizationId: string, createdBy: string, fields: AgentFields): Promise<Agent> {
+    const [row] = await this.db('agents')
+      .insert({ organization_id: organizationId, created_by: createdBy, ...toRow(fields) })
+      .returning<Row[]>('*');
+    return toAgent(row as Row);
+  }
+
+  async list(organizationId: string): Promise<Agent[]> {
+    const rows = await this.db<Row>('agents')
+      .where({ organization_id: organizationId })
+      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
+    return rows.map(toAgent);
+  }
+
+  async get(organizationId: string, id: string): Promise<Agent | undefined> {
+    const row = await this.db<Row>('agents').where({ organization_id: organizationId, id }).first();
+    return row ? toAgent(row) : undefined;
+  }
+
+  /** Applies the given fields; undefined when the agent is gone. */
+  async update(
+    organizationId: string,
+    id: string,
+    fields: Partial<AgentFields>,
+  ): Promise<Agent | undefined> {
+    const [row] = await this.db('agents')
+      .where({ organization_id: organizationId, id })
+      .update({ ...toRow(fields), updated_at: this.db.fn.now() })
+      .returning<Row[]>('*');
+    return row ? toAgent(row) : undefined;
+  }
+
+  async remove(organizationId: string, id: string): Promise<boolean> {
+    return (await this.db('agents').where({ organization_id: organizationId, id }).delete()) > 0;
+  }
+
+  /** Drops a deleted MCP server from every agent of its organization. */
+  async forgetServer(organizationId: string, serverId: string): Promise<void> {
+    await this.db('agents')
+      .where({ organization_id: organizationId })
+      .whereRaw('mcp_server_ids \\? ?', [serverId])
+      .update({
+        mcp_server_ids: this.db.raw('mcp_server_ids - ?::text', [serverId]),
+        updated_at: this.db.fn.now(),
+      });
+  }
+}

@@ -1,0 +1,124 @@
+import type { Knex } from 'knex';
+import { needsReseal, openSecret, sealSecret, type Keyring } from '../crypto/index.js';
+
+export type CredentialKind = 'static' | 'oauth';
+
+/** What anyone may know about a credential: never its value. */
+export interface CredentialLink {
+  linked: boolean;
+  kind: CredentialKind | null;
+  lastUsedAt: Date | null;
+}
+
+interface Row {
+  server_id: string;
+  user_id: string;
+  organization_id: string;
+  kind: CredentialKind;
+  sealed: string;
+  created_at: Date;
+  updated_at: Date;
+  last_used_at: Date | null;
+}
+
+const NOT_LINKED: CredentialLink = { linked: false, kind: null, lastUsedAt: null };
+
+/** The associated data binds an envelope to its row: copied to another row, it does not open. */
+function aad(serverId: string, userId: string): string {
+  return `mcp-credential:${serverId}:${userId}`;
+}
+
+/**
+ * Per-user upstream credentials, one per (server, user), sealed with the keyring's active
+ * key. Lookups are by (server, user) only: there is no way to read another user's value.
+ */
+export class CredentialStore {
+  constructor(
+    private readonly db: Knex,
+    private readonly keyring: Keyring,
+  ) {}
+
+  async put(input: {
+    serverId: string;
+    userId: string;
+    organizationId: string;
+    kind: CredentialKind;
+    value: string;
+  }): Promise<void> {
+    const sealed = sealSecret(this.keyring, input.value, aad(input.serverId, input.userId));
+    await this.db<Row>('mcp_credentials')
+      .insert({
+        server_id: input.serverId,
+        user_id: input.userId,
+        organization_id: input.organizationId,
+        kind: input.kind,
+        sealed,
+      })
+      .onConflict(['server_id', 'user_id'])
+      .merge({
+        organization_id: input.organizationId,
+        kind: input.kind,
+        sealed,
+        updated_at: this.db.fn.now(),
+        last_used_at: null,
+      });
+  }
+
+  /** Removes the caller's credential; true when there was one. */
+  async remove(serverId: string, userId: string): Promise<boolean> {
+    const n = await this.db('mcp_credentials')
+      .where({ server_id: serverId, user_id: userId })
+      .delete();
+    return n > 0;
+  }
+
+  /** Removes every user's credential for a server (the server is being deleted). */
+  async removeServer(serverId: string): Promise<number> {
+    return this.db('mcp_credentials').where({ server_id: serverId }).delete();
+  }
+
+  async link(serverId: string, userId: string): Promise<CredentialLink> {
+    const row = await this.db<Row>('mcp_credentials')
+      .select('kind', 'last_used_at')
+      .where({ server_id: serverId, user_id: userId })
+      .first();
+    return row ? { linked: true, kind: row.kind, lastUsedAt: row.last_used_at } : NOT_LINKED;
+  }
+
+  /** The caller's links for many servers at once (a listing), keyed by server id. */
+  async links(serverIds: readonly string[], userId: string): Promise<Map<string, CredentialLink>> {
+    const out = new Map<string, CredentialLink>();
+    if (serverIds.length === 0) return out;
+    const rows = await this.db<Row>('mcp_credentials')
+      .select('server_id', 'kind', 'last_used_at')
+      .where({ user_id: userId })
+      .whereIn('server_id', [...serverIds]);
+    for (const r of rows) {
+      out.set(r.server_id, { linked: true, kind: r.kind, lastUsedAt: r.last_used_at });
+    }
+    return out;
+  }
+
+  /**
+   * The plain credential for use against the upstream, or undefined when none is linked.
+   * Marks it used, and reseals it under the active key when an older key sealed it.
+   */
+  async use(
+    serverId: string,
+    userId: string,
+  ): Promise<{ kind: CredentialKind; value: string } | undefined> {
+    const row = await this.db<Row>('mcp_credentials')
+      .where({ server_id: serverId, user_id: userId })
+      .first();
+    if (!row) return undefined;
+    const value = openSecret(this.keyring, row.sealed, aad(serverId, userId));
+    const update: Record<string, unknown> = { last_used_at: this.db.fn.now() };
+    if (needsReseal(this.keyring, row.sealed)) {
+      update.sealed = sealSecret(this.keyring, value, aad(serverId, userId));
+    }
+    await this.db('mcp_credentials')
+      .where({ server_id: serverId, user_id: userId, sealed: row.sealed })
+      .update(update);
+    return { kind: row.kind, value };
+  }
+}
