@@ -4,10 +4,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalEnvironment } from '@aiplane/hack';
+import { mcpServers } from './mcp-servers.js';
 import { runtimeReconcile } from './runtime-reconcile.js';
 import { tenantLifecycle } from './tenant-lifecycle.js';
 
 const BENCHMARKS: Record<string, (env: LocalEnvironment) => Promise<void>> = {
+  'mcp-servers': (env) => mcpServers(env),
   'runtime-reconcile': (env) => runtimeReconcile(env),
   'tenant-lifecycle': (env) => tenantLifecycle(env),
 };

@@ -26,6 +26,11 @@ export interface ApiConfig {
      * rules, so tests can register an MCP server running on loopback. Never in a deployment.
      */
     readonly allowLoopbackUpstreams: boolean;
+    /**
+     * LOCAL/TEST ONLY: dial managed workloads at this host (keeping port and path) instead of
+     * their in-cluster Service name; the local environment has no cluster DNS or kubelet.
+     */
+    readonly workloadHost: string | null;
     /** How long the API waits for an upstream MCP server (handshake and listing). */
     readonly upstreamTimeoutMs: number;
   };
@@ -109,6 +114,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       credentialKeys: credentialKeys as Keyring,
       gatewayPublicUrl: env.AIPLANE_GATEWAY_PUBLIC_URL ? url('AIPLANE_GATEWAY_PUBLIC_URL') : null,
       allowLoopbackUpstreams: bool('AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS'),
+      workloadHost: env.AIPLANE_MCP_WORKLOAD_HOST || null,
       upstreamTimeoutMs: int('AIPLANE_MCP_UPSTREAM_TIMEOUT_MS', 10_000, 100, 120_000),
     },
     identityProvider: {

@@ -7,6 +7,7 @@ import {
   VERSION,
   type McpServer,
   type TenantLifecycle,
+  workloadResolver,
 } from '@aiplane/crds';
 import { checkRemoteAddress, type Logger } from '@aiplane/lib';
 import { ApiError } from './errors/api-error.js';
@@ -65,6 +66,12 @@ export async function startApi(
       'AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS is on: remote MCP servers may be on loopback',
     );
   }
+  if (config.mcp.workloadHost !== null) {
+    logger.warn(
+      { host: config.mcp.workloadHost },
+      'AIPLANE_MCP_WORKLOAD_HOST is set: managed MCP workloads are dialed at this host (local/test only)',
+    );
+  }
   const remoteFetch = createPinnedFetch({ allowLoopback });
   const idp = config.identityProvider;
   const apiKeys = new ApiKeyStore(db);
@@ -81,6 +88,7 @@ export async function startApi(
         credentials,
         remoteFetch,
         workloadFetch: fetch,
+        resolveWorkload: workloadResolver(config.mcp.workloadHost),
         timeoutMs: config.mcp.upstreamTimeoutMs,
         logger,
       }),
@@ -95,12 +103,9 @@ export async function startApi(
       agents,
       foreignServerIds: async (organizationId: string, ids: readonly string[]) => {
         const namespace = organizationNamespace(tenants, organizationId);
-        const found = await Promise.all(
-          ids.map(async (id) =>
-            namespace !== undefined && (await servers.find(namespace, id)) ? undefined : id,
-          ),
-        );
-        return found.filter((id): id is string => id !== undefined);
+        if (namespace === undefined) return [...ids];
+        const found = await servers.findMany(namespace, ids);
+        return ids.filter((id) => !found.has(id));
       },
     },
     authenticator: new Authenticator({

@@ -57,3 +57,18 @@ export {
   type ValidationResult,
   type Validator,
 } from './validate.js';
+export {
+  CONTAINER_NAME,
+  DEFAULT_RESOURCES,
+  DEFAULT_SECURITY,
+  ENV_CHECKSUM_ANNOTATION,
+  envChecksum,
+  mcpDeployment,
+  mcpService,
+  mcpServiceName,
+  mcpWorkloadUrl,
+  PORT_NAME,
+  SERVER_UID_LABEL,
+  WORKLOAD_MANAGED_BY,
+  workloadResolver,
+} from './mcp-workload.js';

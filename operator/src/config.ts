@@ -16,6 +16,16 @@ export interface OperatorConfig {
         readonly retryPeriodMs: number;
       };
   readonly shutdownGraceMs: number;
+  readonly mcp: {
+    /** How often a ready managed server's MCP handshake is re-checked. */
+    readonly recheckMs: number;
+    readonly handshakeTimeoutMs: number;
+    /**
+     * LOCAL/TEST ONLY: dial workloads at this host (keeping port and path) instead of their
+     * Service name; the local environment has no cluster DNS and no kubelet.
+     */
+    readonly workloadHost?: string;
+  };
   readonly tenants: {
     /** Keycloak for tenant organizations; absent → tenants wait with IdentityProviderNotConfigured. */
     readonly identity?: {
@@ -125,6 +135,12 @@ export function loadOperatorConfig(env: NodeJS.ProcessEnv = process.env): Operat
     : { enabled };
   const shutdownGraceMs = r.int('AIPLANE_OPERATOR_SHUTDOWN_GRACE_MS', 30_000, 0, 600_000);
   const tenants = readTenantConfig(r, env);
+  const workloadHost = r.string('AIPLANE_OPERATOR_WORKLOAD_HOST', '');
+  const mcp = {
+    recheckMs: r.int('AIPLANE_OPERATOR_MCP_RECHECK_SECONDS', 30, 1, 3600) * 1000,
+    handshakeTimeoutMs: r.int('AIPLANE_OPERATOR_MCP_HANDSHAKE_TIMEOUT_MS', 5_000, 100, 60_000),
+    ...(workloadHost ? { workloadHost } : {}),
+  };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return Object.freeze({
     health: Object.freeze(health),
@@ -132,6 +148,7 @@ export function loadOperatorConfig(env: NodeJS.ProcessEnv = process.env): Operat
     leaderElection: Object.freeze(leaderElection),
     shutdownGraceMs,
     tenants: Object.freeze(tenants),
+    mcp: Object.freeze(mcp),
   });
 }
 

@@ -364,6 +364,10 @@ describe('MCP server management (API, kube-apiserver, PostgreSQL, Keycloak token
       assert.equal((await readResource(a, 'docs')).metadata.uid, id, 'nothing was deleted');
     });
 
+    it('answers 400 bad_request for a path id that is not valid percent-encoding', async function () {
+      assertCode(record(await member('GET', '/v1/mcp/servers/%E0%A4%A')), 400, 'bad_request');
+    });
+
     it('answers 409 organization_not_provisioned for an organization without a tenant, and lists none', async function () {
       const acme = caller(api.url, 'admin', keycloak().organization.id);
       assertCode(

@@ -28,6 +28,10 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
 
 /** express.json() failures: malformed JSON is a validation failure, an oversized body a 413. */
 function fromBodyParser(err: unknown): unknown {
+  // The router could not decode a path parameter (malformed percent-encoding).
+  if (err instanceof URIError) {
+    return new ApiError('bad_request', 'the path is not valid percent-encoding');
+  }
   const type = (err as { type?: unknown } | null)?.type;
   if (type === 'entity.parse.failed') {
     return new ValidationFailed([{ field: '', message: 'body is not valid JSON' }]);

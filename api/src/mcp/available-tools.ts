@@ -32,6 +32,8 @@ export class AvailableTools {
       remoteFetch: FetchLike;
       /** Dials managed workloads at their in-cluster address. */
       workloadFetch: FetchLike;
+      /** Maps a workload's in-cluster address to the one to dial (identity in a cluster). */
+      resolveWorkload: (url: string) => string;
       timeoutMs: number;
       logger: Logger;
     },
@@ -57,7 +59,7 @@ export class AvailableTools {
     }
     try {
       const tools = await listUpstreamTools({
-        url,
+        url: managed ? this.opts.resolveWorkload(url) : url,
         credential: credential.value,
         fetch: managed ? this.opts.workloadFetch : this.opts.remoteFetch,
         timeoutMs: this.opts.timeoutMs,

@@ -152,6 +152,23 @@ describe('parseUpdateServer', () => {
     });
   }
 
+  it('answers 422 for a body mixing both runtimes’ fields, naming the foreign one', () => {
+    const fields = fieldsOf(() =>
+      parseUpdateServer({ image: 'ghcr.io/a/b:1', address: 'https://x.example/mcp' }, 'managed'),
+    );
+    assert.equal(
+      fields.find((f) => f.field === 'address')?.message,
+      'belongs to the remote runtime, not managed',
+    );
+  });
+
+  it('answers 422 for an unknown runtime on update', () => {
+    assert.equal(
+      fieldsOf(() => parseUpdateServer({ runtime: 'bogus' }, 'managed'))[0]?.field,
+      'runtime',
+    );
+  });
+
   it('accepts an empty update and keeps the stored runtime', () => {
     assert.deepEqual(parseUpdateServer({}, 'remote'), { runtime: 'remote' });
   });

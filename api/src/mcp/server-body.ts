@@ -178,12 +178,16 @@ export function parseUpdateServer(body: unknown, stored: McpRuntime): UpdateServ
       { field: 'name', message: 'cannot be changed after creation; change display_name instead' },
     ]);
   }
+  // The other runtime's shape: `runtime` names it, or every runtime-specific field sent is
+  // one of its fields. A body mixing both runtimes' fields is a plain 422 (the other
+  // runtime's fields are unknown fields here), as is an unknown runtime.
   const foreign = fieldsOf(other(stored)).filter((f) => f in body);
-  if ((body.runtime !== undefined && body.runtime !== stored) || foreign.length > 0) {
-    const what =
-      body.runtime !== undefined && body.runtime !== stored
-        ? `runtime ${JSON.stringify(body.runtime)}`
-        : `${other(stored)} field${foreign.length > 1 ? 's' : ''} ${foreign.join(', ')}`;
+  const own = fieldsOf(stored).filter((f) => f in body);
+  const namesOther = body.runtime === other(stored);
+  if (namesOther || (foreign.length > 0 && own.length === 0)) {
+    const what = namesOther
+      ? `runtime ${other(stored)}`
+      : `${other(stored)} field${foreign.length > 1 ? 's' : ''} ${foreign.join(', ')}`;
     throw new ApiError(
       'mcp_server_runtime_mismatch',
       `this server's runtime is ${stored}; the update uses ${what}`,

@@ -70,8 +70,10 @@ export function gatewayUrl(gatewayBase: string | null, id: string): string | nul
 function statusOf(server: McpServer): ServerStatusRecord | null {
   const s = server.status;
   if (server.spec.runtime !== 'managed' || !s || Object.keys(s).length === 0) return null;
+  // Ready describes the generation the operator saw; a newer spec is not proven yet.
+  const current = (s.observedGeneration ?? 0) >= (server.metadata.generation ?? 0);
   return {
-    ready: s.ready === true,
+    ready: s.ready === true && current,
     replicas: s.replicas ?? 0,
     ready_replicas: s.readyReplicas ?? 0,
     url: s.url ?? null,

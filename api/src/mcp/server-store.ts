@@ -1,6 +1,8 @@
 import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
 import {
+  API_VERSION,
   GROUP,
+  mcpDeployment,
   MCP_SERVER_KIND,
   MCP_SERVER_PLURAL,
   metaTime,
@@ -60,6 +62,23 @@ export class McpServerStore {
     return s && !deleting(s) ? s : undefined;
   }
 
+  /**
+   * The live servers of a namespace among `ids`: the cache first, then at most one read of the
+   * namespace from the apiserver for the ids it lacks (however many there are).
+   */
+  async findMany(namespace: string, ids: readonly string[]): Promise<Set<string>> {
+    const live = (list: McpServer[]) =>
+      new Set(list.filter((s) => !deleting(s)).map((s) => s.metadata.uid ?? ''));
+    const cached = live(this.cache.list(namespace));
+    if (ids.every((id) => cached.has(id))) return new Set(ids);
+    const fresh = await kubeRequest<{ items: McpServer[] }>(this.kc, {
+      method: 'GET',
+      path: serversPath(namespace),
+    });
+    const all = new Set([...cached, ...live(fresh.items)]);
+    return new Set(ids.filter((id) => all.has(id)));
+  }
+
   async create(opts: {
     namespace: string;
     organizationId: string;
@@ -72,6 +91,7 @@ export class McpServerStore {
       ...specOf(body),
       ...(secret ? { envSecretRef: { name: secret } } : {}),
     };
+    const writtenAt = this.clock();
     let created: McpServer;
     try {
       created = await kubeRequest<McpServer>(this.kc, {
@@ -83,10 +103,20 @@ export class McpServerStore {
           organizationId: opts.organizationId,
           spec,
           envNames: Object.keys(env).sort(),
-          now: this.clock(),
+          now: writtenAt,
         }),
       });
     } catch (err) {
+      // An answer other than a refusal (timeout, 5xx) leaves the outcome unknown: the
+      // resource may exist and use the Secret, which then must stay.
+      const stored = refused(err)
+        ? undefined
+        : await this.written(namespace, body.name, writtenAt.toISOString());
+      if (stored) {
+        this.cache.remember(stored);
+        if (secret) await this.adoptSecret(stored, secret);
+        return stored;
+      }
       if (secret) await this.removeSecret(namespace, secret);
       if (httpStatusOf(err) === 409) {
         throw new ApiError(
@@ -112,6 +142,7 @@ export class McpServerStore {
     const newSecret = replaceEnv ? await this.writeEnv(namespace, name, env) : undefined;
     let oldSecret: string | undefined;
     let updated: McpServer | undefined;
+    let writtenAt = '';
     try {
       for (let attempt = 1; updated === undefined; attempt++) {
         const current = await kubeRequest<McpServer>(this.kc, {
@@ -122,9 +153,10 @@ export class McpServerStore {
           throw new ApiError('mcp_server_access_denied', ACCESS_DENIED_MESSAGE);
         }
         const spec = updatedSpec(current.spec, body);
+        writtenAt = this.clock().toISOString();
         const annotations: Record<string, string> = {
           ...current.metadata.annotations,
-          [UPDATED_AT_ANNOTATION]: this.clock().toISOString(),
+          [UPDATED_AT_ANNOTATION]: writtenAt,
         };
         if (replaceEnv) {
           oldSecret = current.spec.envSecretRef?.name;
@@ -143,9 +175,13 @@ export class McpServerStore {
         }
       }
     } catch (err) {
-      if (newSecret) await this.removeSecret(namespace, newSecret);
-      if (isNotFound(err)) throw new ApiError('mcp_server_access_denied', ACCESS_DENIED_MESSAGE);
-      throw err;
+      const stored = refused(err) ? undefined : await this.written(namespace, name, writtenAt);
+      if (stored) updated = stored;
+      else {
+        if (newSecret) await this.removeSecret(namespace, newSecret);
+        if (isNotFound(err)) throw new ApiError('mcp_server_access_denied', ACCESS_DENIED_MESSAGE);
+        throw err;
+      }
     }
     this.cache.remember(updated);
     if (oldSecret && oldSecret !== newSecret) await this.removeSecret(namespace, oldSecret);
@@ -171,6 +207,82 @@ export class McpServerStore {
     }
     const secret = server.spec.envSecretRef?.name;
     if (secret) await this.removeSecret(namespace, secret);
+  }
+
+  /**
+   * Asks the cluster whether it would run this server's Deployment (a server-side dry-run:
+   * admission policies, Pod Security, image rules of the namespace), before anything is
+   * written. A refusal is 400 mcp_server_image_invalid with the cluster's reason.
+   */
+  async checkWorkload(namespace: string, name: string, spec: McpServerSpec): Promise<void> {
+    const deployment = mcpDeployment(
+      { apiVersion: API_VERSION, kind: MCP_SERVER_KIND, metadata: { name, namespace }, spec },
+      { envChecksum: 'dry-run' },
+    );
+    // No owner (the server may not exist yet) and a generated name, so a dry-run never
+    // collides with the server's own objects.
+    const metadata = {
+      labels: deployment.metadata?.labels,
+      generateName: 'mcp-dry-run-',
+    };
+    const template = deployment.spec?.template;
+    // The Deployment, for the policies on workloads; its Pod template as a Pod, since Pod
+    // Security admission enforces on Pods only (it merely warns about Deployments).
+    await this.dryRun(namespace, `/apis/apps/v1/namespaces/${namespace}/deployments`, {
+      ...deployment,
+      metadata,
+    });
+    await this.dryRun(namespace, `/api/v1/namespaces/${namespace}/pods`, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { ...metadata, labels: template?.metadata?.labels },
+      spec: template?.spec,
+    });
+  }
+
+  private async dryRun(namespace: string, path: string, body: unknown): Promise<void> {
+    try {
+      await kubeRequest(this.kc, { method: 'POST', path, query: { dryRun: 'All' }, body });
+    } catch (err) {
+      const status = httpStatusOf(err);
+      const message = clusterMessage(err);
+      // RBAC refusing the API itself is our misconfiguration, not the server's: a 500 (logged).
+      if (status === 403 && / cannot create resource /.test(message)) throw err;
+      if (status === 400 || status === 403 || status === 422) {
+        throw new ApiError(
+          'mcp_server_image_invalid',
+          `the cluster refuses to run this server: ${message}`,
+        );
+      }
+      if (isNotFound(err)) {
+        throw new ApiError(
+          'organization_not_provisioned',
+          `the organization's tenant namespace ${namespace} does not exist (any more)`,
+        );
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * After a write whose outcome is unknown: the server as stored when it carries this write's
+   * `updated-at` stamp (so the write happened), otherwise undefined.
+   */
+  private async written(
+    namespace: string,
+    name: string,
+    writtenAt: string,
+  ): Promise<McpServer | undefined> {
+    if (writtenAt === '') return undefined;
+    try {
+      const s = await kubeRequest<McpServer>(this.kc, {
+        method: 'GET',
+        path: `${serversPath(namespace)}/${name}`,
+      });
+      return s.metadata.annotations?.[UPDATED_AT_ANNOTATION] === writtenAt ? s : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Creates the environment Secret; undefined for an empty environment. */
@@ -258,6 +370,24 @@ export function notProvisioned(organizationId: string): ApiError {
     'organization_not_provisioned',
     `organization ${organizationId} has no provisioned tenant; create one under /v1/admin/tenants first`,
   );
+}
+
+/** The apiserver's own explanation of a refusal (a Status message), bounded. */
+function clusterMessage(err: unknown): string {
+  const body = (err as { body?: unknown }).body;
+  const message =
+    typeof body === 'object' &&
+    body !== null &&
+    typeof (body as { message?: unknown }).message === 'string'
+      ? (body as { message: string }).message
+      : 'refused';
+  return message.slice(0, 500);
+}
+
+/** The apiserver refused the write (a 4xx): it certainly did not happen. */
+function refused(err: unknown): boolean {
+  const status = httpStatusOf(err);
+  return status !== undefined && status >= 400 && status < 500;
 }
 
 function deleting(s: McpServer): boolean {

@@ -8,6 +8,7 @@ import { isImageProblem, parseImageReference } from '../mcp/image-reference.js';
 import { organizationNamespace } from '../mcp/organization-namespace.js';
 import { parseCreateServer, parseUpdateServer } from '../mcp/server-body.js';
 import { serverRecord, type CallerLink } from '../mcp/server-record.js';
+import { specOf, updatedSpec } from '../mcp/server-resource.js';
 import { ACCESS_DENIED_MESSAGE, notProvisioned, type McpServerStore } from '../mcp/server-store.js';
 import type { AvailableTools } from '../mcp/available-tools.js';
 import type { CredentialStore } from '../store/credential-store.js';
@@ -32,6 +33,8 @@ export interface McpServersRouterOptions {
   onDeleted?: (organizationId: string, serverId: string) => Promise<void>;
 }
 
+/** Fields that change the Pod the cluster runs (env only renames the Secret it reads). */
+const WORKLOAD_FIELDS = ['image', 'port', 'path', 'arguments', 'resources', 'security'];
 const denied = () => new ApiError('mcp_server_access_denied', ACCESS_DENIED_MESSAGE);
 const adminOnly = requirePlatformAdmin('mcp_server_management_denied');
 
@@ -81,6 +84,9 @@ export function mcpServersRouter(opts: McpServersRouterOptions): Router {
     if (body.runtime === 'managed') checkImage(body.image);
     else await opts.checkAddress(body.address);
     if (s.namespace === undefined) throw notProvisioned(s.organizationId);
+    if (body.runtime === 'managed') {
+      await opts.servers.checkWorkload(s.namespace, body.name, specOf(body));
+    }
     const created = await opts.servers.create({
       namespace: s.namespace,
       organizationId: s.organizationId,
@@ -117,27 +123,39 @@ export function mcpServersRouter(opts: McpServersRouterOptions): Router {
   router.put('/:server_id', adminOnly, async (req, res) => {
     const { server, userId } = await find(req, res);
     const body = parseUpdateServer(req.body, server.spec.runtime);
-    if (body.runtime === 'managed') checkImage(body.image);
-    else if (body.address !== undefined) await opts.checkAddress(body.address);
+    if (body.runtime === 'remote') {
+      if (body.address !== undefined) await opts.checkAddress(body.address);
+    } else {
+      checkImage(body.image);
+      // The cluster is asked again only when what it runs changes.
+      if (WORKLOAD_FIELDS.some((f) => f in body)) {
+        await opts.servers.checkWorkload(
+          server.metadata.namespace ?? '',
+          server.metadata.name ?? '',
+          updatedSpec(server.spec, body),
+        );
+      }
+    }
     const updated = await opts.servers.update(server, body);
     res.json(await record(updated, userId));
   });
 
   router.delete('/:server_id', adminOnly, async (req, res) => {
-    let found: Awaited<ReturnType<typeof find>> | undefined;
-    try {
-      found = await find(req, res);
-    } catch (err) {
-      // Idempotent: absent (or not this organization's) is already the wanted state.
-      if (err instanceof ApiError && err.code === 'mcp_server_access_denied') {
-        res.status(204).end();
-        return;
-      }
-      throw err;
+    const s = scope(req, res);
+    const param = req.params.server_id;
+    const id = typeof param === 'string' && isUuid(param) ? param : undefined;
+    const server =
+      id !== undefined && s.namespace !== undefined
+        ? await opts.servers.find(s.namespace, id)
+        : undefined;
+    // The organization's own records first, even when the server is gone (a retry repairs an
+    // earlier failure); both are scoped by organization, so a foreign id touches nothing.
+    if (id !== undefined) {
+      await opts.credentials.removeServer(id, s.organizationId);
+      await opts.onDeleted?.(s.organizationId, id);
     }
-    await opts.servers.delete(found.server);
-    await opts.credentials.removeServer(found.id);
-    await opts.onDeleted?.(found.organizationId, found.id);
+    if (server) await opts.servers.delete(server);
+    // Idempotent: absent (or not this organization's) is already the wanted state.
     res.status(204).end();
   });
 

@@ -72,9 +72,11 @@ export class CredentialStore {
     return n > 0;
   }
 
-  /** Removes every user's credential for a server (the server is being deleted). */
-  async removeServer(serverId: string): Promise<number> {
-    return this.db('mcp_credentials').where({ server_id: serverId }).delete();
+  /** Removes every user's credential for an organization's server (it is being deleted). */
+  async removeServer(serverId: string, organizationId: string): Promise<number> {
+    return this.db('mcp_credentials')
+      .where({ server_id: serverId, organization_id: organizationId })
+      .delete();
   }
 
   async link(serverId: string, userId: string): Promise<CredentialLink> {

@@ -1,9 +1,10 @@
 import type { ControllerFactory } from '../operator.js';
 import { PostgresProvisioner } from '../providers/database/index.js';
+import { mcpServerController } from './mcp-server/index.js';
 import { tenantLifecycleController } from './tenant-lifecycle/index.js';
 
 /**
- * Every controller the operator runs: TenantLifecycle now; McpServer (issue 6) registers here.
+ * Every controller the operator runs: TenantLifecycle and McpServer.
  */
 export const allControllers: ControllerFactory = (deps) => {
   const db = deps.config.tenants.database;
@@ -22,5 +23,5 @@ export const allControllers: ControllerFactory = (deps) => {
       logger: deps.logger,
     });
   }
-  return [tenantLifecycleController(deps, databases)];
+  return [tenantLifecycleController(deps, databases), mcpServerController(deps)];
 };

@@ -1,0 +1,27 @@
+import type { KubeConfig, V1Deployment, V1Service } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { EventRecorder } from '../../runtime/index.js';
+import type { Handshake } from './handshake.js';
+import type { Timing } from './plan.js';
+
+export const FIELD_MANAGER = 'aiplane-operator';
+
+export interface McpServerControllerDeps {
+  kc: KubeConfig;
+  logger: Logger;
+  events: EventRecorder;
+  now: () => Date;
+  handshake: Handshake;
+  /**
+   * Maps a workload's in-cluster address to the address the operator dials. In a cluster it is
+   * the identity; the local environment (no kubelet, no cluster DNS) maps it to a loopback
+   * port where the test harness serves the workload.
+   */
+  resolveWorkload: (url: string) => string;
+  timing: Timing;
+  /** The children as the watch cache has them (namespace, name). */
+  children: {
+    deployment(namespace: string, name: string): V1Deployment | undefined;
+    service(namespace: string, name: string): V1Service | undefined;
+  };
+}

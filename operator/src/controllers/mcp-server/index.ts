@@ -1,0 +1,61 @@
+import type { V1Deployment, V1Service } from '@kubernetes/client-node';
+import {
+  GROUP,
+  MCP_SERVER_KIND,
+  MCP_SERVER_PLURAL,
+  VERSION,
+  workloadResolver,
+  type McpServer,
+} from '@aiplane/crds';
+import { ResilientInformer } from '@aiplane/lib';
+import type { OperatorDeps } from '../../operator.js';
+import { Controller, kubeEventRecorder, ownerKeys } from '../../runtime/index.js';
+import type { McpServerControllerDeps } from './deps.js';
+import { sdkHandshake } from './handshake.js';
+import { reconcileMcpServer } from './reconcile.js';
+
+const CHILDREN = 'app.kubernetes.io/managed-by=aiplane-operator,app.kubernetes.io/name=mcp-server';
+
+/** The McpServer controller: managed servers' Deployment and Service, and their readiness. */
+export function mcpServerController(deps: OperatorDeps): Controller<McpServer> {
+  const { kc, config, logger, registry } = deps;
+  const m = config.mcp;
+  const identity = config.leaderElection.enabled
+    ? config.leaderElection.identity
+    : 'aiplane-operator';
+  const informer = <T extends V1Deployment | V1Service>(path: string, resource: string) =>
+    new ResilientInformer<T>({ kc, path, resource, labelSelector: CHILDREN, logger });
+  const deployments = informer<V1Deployment>('/apis/apps/v1/deployments', 'deployments');
+  const services = informer<V1Service>('/api/v1/services', 'services');
+  const d: McpServerControllerDeps = {
+    kc,
+    logger,
+    events: kubeEventRecorder(kc, 'aiplane-operator', identity, logger),
+    now: () => new Date(),
+    handshake: sdkHandshake({ timeoutMs: m.handshakeTimeoutMs }),
+    resolveWorkload: workloadResolver(m.workloadHost),
+    timing: { recheckMs: m.recheckMs, minBackoffMs: 2_000, maxBackoffMs: 60_000 },
+    children: {
+      deployment: (namespace, name) => deployments.get(`${namespace}/${name}`),
+      service: (namespace, name) => services.get(`${namespace}/${name}`),
+    },
+  };
+  const toKeys = ownerKeys({ group: GROUP, kind: MCP_SERVER_KIND, namespaced: true });
+  return new Controller<McpServer>({
+    name: 'mcpserver',
+    primary: new ResilientInformer<McpServer>({
+      kc,
+      path: `/apis/${GROUP}/${VERSION}/${MCP_SERVER_PLURAL}`,
+      resource: MCP_SERVER_PLURAL,
+      logger,
+    }),
+    watches: [
+      { informer: deployments, toKeys },
+      { informer: services, toKeys },
+    ],
+    reconcile: (_key, ctx) => reconcileMcpServer(d, ctx),
+    concurrency: 8,
+    registry,
+    logger,
+  });
+}
