@@ -6,12 +6,14 @@ import { join } from 'node:path';
 import { LocalEnvironment } from '@aiplane/hack';
 import { mcpServers } from './mcp-servers.js';
 import { runtimeReconcile } from './runtime-reconcile.js';
+import { gatewayOverhead } from './gateway.js';
 import { tenantLifecycle } from './tenant-lifecycle.js';
 
 const BENCHMARKS: Record<string, (env: LocalEnvironment) => Promise<void>> = {
   'mcp-servers': (env) => mcpServers(env),
   'runtime-reconcile': (env) => runtimeReconcile(env),
   'tenant-lifecycle': (env) => tenantLifecycle(env),
+  gateway: (env) => gatewayOverhead(env),
 };
 
 const wanted = process.argv.slice(2);

@@ -16,6 +16,8 @@ import type { ResourceCache } from './kube/resource-cache.js';
 import { tenantsRouter } from './routes/tenants.js';
 import { mcpServersRouter, type McpServersRouterOptions } from './routes/mcp-servers.js';
 import { agentsRouter, type AgentsRouterOptions } from './routes/agents.js';
+import { mcpOAuthRouter } from './routes/mcp-oauth.js';
+import type { McpOAuthLinking } from './mcp/oauth/oauth-linking.js';
 
 export interface AppDeps {
   logger: Logger;
@@ -24,6 +26,8 @@ export interface AppDeps {
   kc: KubeConfig;
   tenants: ResourceCache<TenantLifecycle>;
   mcp: Omit<McpServersRouterOptions, 'tenants'>;
+  /** OAuth linking of upstream credentials. */
+  mcpOAuth: McpOAuthLinking;
   agents: AgentsRouterOptions;
   /** Readiness beyond the process being up (database reachable, …). */
   ready?: () => Promise<boolean>;
@@ -65,6 +69,10 @@ export function createApp(deps: AppDeps): Express {
   v1.use('/api-keys', apiKeysRouter({ apiKeys: deps.apiKeys }));
   v1.use('/admin/tenants', tenantsRouter({ kc: deps.kc, tenants: deps.tenants }));
   v1.use('/mcp/servers', mcpServersRouter({ ...deps.mcp, tenants: deps.tenants }));
+  v1.use(
+    '/mcp',
+    mcpOAuthRouter({ servers: deps.mcp.servers, tenants: deps.tenants, linking: deps.mcpOAuth }),
+  );
   v1.use('/agents', agentsRouter(deps.agents));
   app.use('/v1', v1);
 

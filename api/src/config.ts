@@ -33,6 +33,12 @@ export interface ApiConfig {
     readonly workloadHost: string | null;
     /** How long the API waits for an upstream MCP server (handshake and listing). */
     readonly upstreamTimeoutMs: number;
+    /**
+     * The portal page an upstream's authorization server returns the browser to after OAuth
+     * linking (the registered `redirect_uri`), used exactly as given; null when the
+     * deployment publishes none (OAuth linking then answers 503 mcp_oauth_not_configured).
+     */
+    readonly oauthRedirectUrl: string | null;
   };
   /** The identity provider's admin API, used to re-check an API key owner's current roles. */
   readonly identityProvider: {
@@ -94,6 +100,23 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       return undefined;
     }
   };
+  /** An absolute http(s) URL without fragment, kept exactly as written (no normalization). */
+  const redirectUrl = (name: string): string | null => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return null;
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(raw);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || /\s/.test(raw)) {
+      problems.push(`${name} must be an absolute http(s) URL`);
+    } else if (raw.includes('#') || parsed.username !== '' || parsed.password !== '') {
+      problems.push(`${name} must have no fragment and no user name or password`);
+    }
+    return raw;
+  };
   const credentialKeys = keyring('AIPLANE_CREDENTIAL_KEYS');
   const logLevel = str('AIPLANE_LOG_LEVEL', 'info');
   if (!LOG_LEVELS.includes(logLevel))
@@ -116,6 +139,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       allowLoopbackUpstreams: bool('AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS'),
       workloadHost: env.AIPLANE_MCP_WORKLOAD_HOST || null,
       upstreamTimeoutMs: int('AIPLANE_MCP_UPSTREAM_TIMEOUT_MS', 10_000, 100, 120_000),
+      oauthRedirectUrl: redirectUrl('AIPLANE_MCP_OAUTH_REDIRECT_URL'),
     },
     identityProvider: {
       kind: 'keycloak',

@@ -4,3 +4,5 @@ export { startApi, type RunningApi } from './server.js';
 export { ERROR_CODES, type ErrorCode } from './errors/codes.js';
 export { API_KEY_PREFIX } from './auth/api-key-format.js';
 export type { TenantRecord } from './routes/tenant-record.js';
+export { loadGatewayConfig, type GatewayConfig } from './gateway/config.js';
+export { startGateway, type RunningGateway } from './gateway/server.js';

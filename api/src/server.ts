@@ -12,17 +12,16 @@ import {
 import { checkRemoteAddress, type Logger } from '@aiplane/lib';
 import { ApiError } from './errors/api-error.js';
 import { AvailableTools } from './mcp/available-tools.js';
+import { McpOAuthLinking } from './mcp/oauth/oauth-linking.js';
 import { organizationNamespace } from './mcp/organization-namespace.js';
 import { MCP_SERVERS_PATH, McpServerStore } from './mcp/server-store.js';
 import { createPinnedFetch } from './mcp/upstream/index.js';
 import { AgentStore } from './store/agent-store.js';
 import { CredentialStore } from './store/credential-store.js';
+import { OAuthStateStore } from './store/oauth-state-store.js';
+import { authenticatorFromConfig } from './auth/authenticator-from-config.js';
 import { ResourceCache } from './kube/resource-cache.js';
 import { attachWebSockets, createApp } from './app.js';
-import { Authenticator } from './auth/authenticator.js';
-import { CachedIdentityProvider } from './auth/identity-provider.js';
-import { JwtVerifier } from './auth/jwt-verifier.js';
-import { KeycloakIdentityProvider } from './auth/keycloak.js';
 import type { ApiConfig } from './config.js';
 import { ApiKeyStore } from './store/api-key-store.js';
 import { connect, migrate } from './store/database.js';
@@ -73,7 +72,7 @@ export async function startApi(
     );
   }
   const remoteFetch = createPinnedFetch({ allowLoopback });
-  const idp = config.identityProvider;
+  const resolveWorkload = workloadResolver(config.mcp.workloadHost);
   const apiKeys = new ApiKeyStore(db);
   const deps = {
     logger,
@@ -88,7 +87,7 @@ export async function startApi(
         credentials,
         remoteFetch,
         workloadFetch: fetch,
-        resolveWorkload: workloadResolver(config.mcp.workloadHost),
+        resolveWorkload,
         timeoutMs: config.mcp.upstreamTimeoutMs,
         logger,
       }),
@@ -99,6 +98,17 @@ export async function startApi(
       onDeleted: (organizationId: string, serverId: string) =>
         agents.forgetServer(organizationId, serverId),
     },
+    mcpOAuth: new McpOAuthLinking({
+      credentials,
+      states: new OAuthStateStore(db, config.mcp.credentialKeys),
+      remoteFetch,
+      workloadFetch: fetch,
+      resolveWorkload,
+      redirectUrl: config.mcp.oauthRedirectUrl,
+      allowLoopback,
+      timeoutMs: config.mcp.upstreamTimeoutMs,
+      logger,
+    }),
     agents: {
       agents,
       foreignServerIds: async (organizationId: string, ids: readonly string[]) => {
@@ -108,20 +118,7 @@ export async function startApi(
         return ids.filter((id) => !found.has(id));
       },
     },
-    authenticator: new Authenticator({
-      jwt: new JwtVerifier(config.oidc),
-      apiKeys,
-      identityProvider: new CachedIdentityProvider(
-        new KeycloakIdentityProvider({
-          url: idp.url,
-          realm: idp.realm,
-          clientId: idp.clientId,
-          clientSecret: idp.clientSecret,
-        }),
-        idp.accessCacheSeconds * 1000,
-      ),
-      logger,
-    }),
+    authenticator: authenticatorFromConfig(config, apiKeys, logger),
     ready: async () => {
       await db.raw('select 1');
       return tenants.hasSynced() && serverCache.hasSynced();

@@ -4,21 +4,29 @@ import { repoRoot } from './paths.js';
 import { startProcess, type ManagedProcess } from './process.js';
 import { apiEnv, createDatabase, operatorEnv } from './service-env.js';
 
-export const DEV_PORTS = { api: 8080, operatorHealth: 8081 } as const;
+export const DEV_PORTS = { api: 8080, operatorHealth: 8081, gateway: 8090 } as const;
 
-/** The API and the operator, from source, wired to the local environment (for `make dev`). */
+/** The API, the MCP gateway and the operator, from source, wired to the local environment (for `make dev`). */
 export async function startDevServices(info: EnvironmentInfo): Promise<ManagedProcess[]> {
   const tsx = (entry: string) => ['--import', 'tsx', join(repoRoot, entry)];
+  const shared = {
+    ...process.env,
+    ...apiEnv(info, await createDatabase(info, 'aiplane')),
+    AIPLANE_GATEWAY_PUBLIC_URL: `http://127.0.0.1:${DEV_PORTS.gateway}`,
+  };
   const api = startProcess({
     name: 'api',
     command: process.execPath,
     args: tsx('api/src/main.ts'),
-    env: {
-      ...process.env,
-      ...apiEnv(info, await createDatabase(info, 'aiplane')),
-      AIPLANE_API_PORT: String(DEV_PORTS.api),
-    },
+    env: { ...shared, AIPLANE_API_PORT: String(DEV_PORTS.api) },
     logFile: join(info.logs, 'api.log'),
+  });
+  const gateway = startProcess({
+    name: 'gateway',
+    command: process.execPath,
+    args: tsx('api/src/gateway/main.ts'),
+    env: { ...shared, AIPLANE_GATEWAY_PORT: String(DEV_PORTS.gateway) },
+    logFile: join(info.logs, 'gateway.log'),
   });
   const operator = startProcess({
     name: 'operator',
@@ -31,14 +39,16 @@ export async function startDevServices(info: EnvironmentInfo): Promise<ManagedPr
     },
     logFile: join(info.logs, 'operator.log'),
   });
-  return [api, operator];
+  return [api, gateway, operator];
 }
 
 export function describeDevServices(info: EnvironmentInfo): string {
   return [
     `  api          http://127.0.0.1:${DEV_PORTS.api}  (try: curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:${DEV_PORTS.api}/v1/me)`,
     `  tenants      curl -H "Authorization: Bearer $TOKEN" -H content-type:application/json -d '{"slug":"demo","identity":{"enabled":true}}' http://127.0.0.1:${DEV_PORTS.api}/v1/admin/tenants`,
+    `  mcp servers  curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:${DEV_PORTS.api}/v1/mcp/servers`,
+    `  gateway      http://127.0.0.1:${DEV_PORTS.gateway}/servers/<server id>/mcp  (Streamable HTTP; metrics at /metrics)`,
     `  operator     http://127.0.0.1:${DEV_PORTS.operatorHealth}/metrics`,
-    `  logs         ${join(info.logs, 'api.log')}, ${join(info.logs, 'operator.log')}`,
+    `  logs         ${['api', 'gateway', 'operator'].map((n) => join(info.logs, `${n}.log`)).join(', ')}`,
   ].join('\n');
 }

@@ -30,8 +30,22 @@ export { freePort, StopWaiting, waitFor } from './ports.js';
 export { apiEnv, createDatabase, operatorEnv } from './service-env.js';
 export { startProcess, type ManagedProcess, type StartOptions } from './process.js';
 export {
+  type McpTestOAuth,
   type McpTestServer,
   type McpTestServerOptions,
   type McpTestTool,
   startMcpTestServer,
 } from './mcp-test-server.js';
+export {
+  type OAuthTestAuthorizationServer,
+  type OAuthTestAuthorizationServerOptions,
+  type OAuthTestRequests,
+  startOAuthTestAuthorizationServer,
+} from './oauth-test-authorization-server.js';
+export { jwtTokenVerifier } from './jwt-token-verifier.js';
+export {
+  type Mcp2026TestServer,
+  type Mcp2026TestServerOptions,
+  type Mcp2026TestTool,
+  startMcp2026TestServer,
+} from './mcp-2026-test-server.js';

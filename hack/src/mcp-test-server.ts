@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
+import type { OAuthTokenVerifier } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
@@ -9,7 +11,12 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, {
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
 import { z } from 'zod';
 
 /** An extra tool; it answers every call with its own name. */
@@ -22,6 +29,13 @@ export interface McpTestTool {
 export interface McpTestServerOptions {
   /** When set, every request must carry `Authorization: Bearer <token>`; otherwise 401. */
   token?: string;
+  /**
+   * When set, the server is an OAuth-protected resource (MCP authorization 2025-11-25): the
+   * SDK's `requireBearerAuth` checks every request's token with `verifier` and answers a 401
+   * whose Bearer challenge names the protected resource metadata (RFC 9728), served at the
+   * path-aware well-known URI and naming `authorizationServer`.
+   */
+  oauth?: McpTestOAuth;
   /** Tools offered besides `echo` and `add`. */
   tools?: McpTestTool[];
   /** The endpoint path; default `/mcp`. */
@@ -32,6 +46,14 @@ export interface McpTestServerOptions {
   port?: number;
   /** When set, `tools/list` answers this many tools per page, with `nextCursor`. */
   pageSize?: number;
+}
+
+export interface McpTestOAuth {
+  /** The authorization server's issuer identifier. */
+  authorizationServer: string;
+  verifier: OAuthTokenVerifier;
+  /** `scopes_supported` of the metadata. */
+  scopes?: string[];
 }
 
 export interface McpTestServer {
@@ -140,9 +162,32 @@ export async function startMcpTestServer(opts: McpTestServerOptions = {}): Promi
   const seenAuthorization: string[] = [];
 
   const app = express();
+  let port = 0;
+  const resourceUrl = () => `http://127.0.0.1:${port}${path}`;
+  const metadataPath = `/.well-known/oauth-protected-resource${path}`;
+  let bearerAuth: RequestHandler | undefined;
+  const oauth = opts.oauth;
+  if (oauth !== undefined) {
+    app.get(metadataPath, (_req: Request, res: Response) => {
+      res.json({
+        resource: resourceUrl(),
+        authorization_servers: [oauth.authorizationServer],
+        ...(oauth.scopes === undefined ? {} : { scopes_supported: oauth.scopes }),
+        bearer_methods_supported: ['header'],
+      });
+    });
+  }
   app.use(path, (req: Request, res: Response, next: NextFunction) => {
     const authorization = req.header('authorization') ?? '';
     seenAuthorization.push(authorization);
+    if (oauth !== undefined) {
+      bearerAuth ??= requireBearerAuth({
+        verifier: oauth.verifier,
+        resourceMetadataUrl: `http://127.0.0.1:${port}${metadataPath}`,
+      });
+      bearerAuth(req, res, next);
+      return;
+    }
     if (opts.token !== undefined && authorization !== `Bearer ${opts.token}`) {
       res
         .status(401)
@@ -190,7 +235,7 @@ export async function startMcpTestServer(opts: McpTestServerOptions = {}): Promi
       else resolve(listening);
     });
   });
-  const port = (server.address() as AddressInfo).port;
+  port = (server.address() as AddressInfo).port;
 
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> => {

@@ -2,6 +2,7 @@ import type { McpServer } from '@aiplane/crds';
 import type { Logger } from '@aiplane/lib';
 import { ApiError } from '../errors/api-error.js';
 import type { CredentialStore } from '../store/credential-store.js';
+import { upstreamBearer } from './oauth/upstream-bearer.js';
 import { listUpstreamTools, UpstreamError, type FetchLike } from './upstream/index.js';
 
 /**
@@ -53,14 +54,21 @@ export class AvailableTools {
     if (managed && (server.status?.ready !== true || !url)) {
       throw new ApiError('mcp_server_not_ready', 'the managed server is not serving yet; retry');
     }
-    const credential = await this.opts.credentials.use(id, userId);
-    if (!credential || !url) {
-      throw new ApiError('mcp_credential_not_linked', 'link your credential for this server first');
+    if (!url) {
+      throw new ApiError('mcp_server_unreachable', 'the MCP server has no address to dial');
     }
+    // A static credential as is; an OAuth one renewed first when it is about to expire.
+    const credential = await upstreamBearer({
+      credentials: this.opts.credentials,
+      serverId: id,
+      userId,
+      fetch: this.opts.remoteFetch,
+      logger: this.opts.logger,
+    });
     try {
       const tools = await listUpstreamTools({
         url: managed ? this.opts.resolveWorkload(url) : url,
-        credential: credential.value,
+        credential,
         fetch: managed ? this.opts.workloadFetch : this.opts.remoteFetch,
         timeoutMs: this.opts.timeoutMs,
       });

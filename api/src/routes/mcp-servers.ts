@@ -1,15 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import { type Request, type Response, Router } from 'express';
 import type { McpServer, TenantLifecycle } from '@aiplane/crds';
-import { organizationOf, principalOf, requirePlatformAdmin } from '../auth/middleware.js';
+import { requirePlatformAdmin } from '../auth/middleware.js';
 import { ApiError } from '../errors/api-error.js';
 import type { ResourceCache } from '../kube/resource-cache.js';
 import { isImageProblem, parseImageReference } from '../mcp/image-reference.js';
-import { organizationNamespace } from '../mcp/organization-namespace.js';
+import { callerScope, findCallerServer } from '../mcp/caller-server.js';
 import { parseCreateServer, parseUpdateServer } from '../mcp/server-body.js';
 import { serverRecord, type CallerLink } from '../mcp/server-record.js';
 import { specOf, updatedSpec } from '../mcp/server-resource.js';
-import { ACCESS_DENIED_MESSAGE, notProvisioned, type McpServerStore } from '../mcp/server-store.js';
+import { notProvisioned, type McpServerStore } from '../mcp/server-store.js';
 import type { AvailableTools } from '../mcp/available-tools.js';
 import type { CredentialStore } from '../store/credential-store.js';
 import { isUuid, validator } from '../validation.js';
@@ -35,7 +35,6 @@ export interface McpServersRouterOptions {
 
 /** Fields that change the Pod the cluster runs (env only renames the Secret it reads). */
 const WORKLOAD_FIELDS = ['image', 'port', 'path', 'arguments', 'resources', 'security'];
-const denied = () => new ApiError('mcp_server_access_denied', ACCESS_DENIED_MESSAGE);
 const adminOnly = requirePlatformAdmin('mcp_server_management_denied');
 
 /** `/v1/mcp/servers` (spec: "MCP management"). */
@@ -43,28 +42,10 @@ export function mcpServersRouter(opts: McpServersRouterOptions): Router {
   const router = Router();
 
   /** The caller's organization and its namespace (undefined when it has no tenant). */
-  const scope = (req: Request, res: Response) => {
-    const principal = principalOf(res);
-    const organizationId = organizationOf(req, principal);
-    return {
-      userId: principal.userId,
-      organizationId,
-      namespace: organizationNamespace(opts.tenants, organizationId),
-    };
-  };
+  const scope = (req: Request, res: Response) => callerScope(req, res, opts.tenants);
 
   /** A server of the caller's organization, or 403 mcp_server_access_denied. */
-  const find = async (req: Request, res: Response) => {
-    const s = scope(req, res);
-    const param = req.params.server_id;
-    const id = typeof param === 'string' ? param : '';
-    const server =
-      s.namespace !== undefined && isUuid(id)
-        ? await opts.servers.find(s.namespace, id)
-        : undefined;
-    if (!server) throw denied();
-    return { ...s, server, id };
-  };
+  const find = (req: Request, res: Response) => findCallerServer(req, res, opts);
 
   const record = async (server: McpServer, userId: string) =>
     serverRecord(server, {

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { needsReseal, openSecret, sealSecret, type Keyring } from '../crypto/index.js';
+import { OAuthClientStore } from './oauth-client-store.js';
 
 export type CredentialKind = 'static' | 'oauth';
 
@@ -33,10 +34,15 @@ function aad(serverId: string, userId: string): string {
  * key. Lookups are by (server, user) only: there is no way to read another user's value.
  */
 export class CredentialStore {
+  /** The OAuth clients that OAuth credentials name (`client_ref`); their secrets renew tokens. */
+  readonly oauthClients: OAuthClientStore;
+
   constructor(
     private readonly db: Knex,
     private readonly keyring: Keyring,
-  ) {}
+  ) {
+    this.oauthClients = new OAuthClientStore(db, keyring);
+  }
 
   async put(input: {
     serverId: string;
@@ -72,11 +78,17 @@ export class CredentialStore {
     return n > 0;
   }
 
-  /** Removes every user's credential for an organization's server (it is being deleted). */
+  /**
+   * Removes every user's credential for an organization's server (it is being deleted), with
+   * the server's OAuth client registrations and linking states.
+   */
   async removeServer(serverId: string, organizationId: string): Promise<number> {
-    return this.db('mcp_credentials')
-      .where({ server_id: serverId, organization_id: organizationId })
-      .delete();
+    const scope = { server_id: serverId, organization_id: organizationId };
+    return this.db.transaction(async (trx): Promise<number> => {
+      await trx('mcp_oauth_states').where(scope).delete();
+      await trx('mcp_oauth_clients').where(scope).delete();
+      return trx('mcp_credentials').where(scope).delete();
+    });
   }
 
   async link(serverId: string, userId: string): Promise<CredentialLink> {
@@ -122,5 +134,37 @@ export class CredentialStore {
       .where({ server_id: serverId, user_id: userId, sealed: row.sealed })
       .update(update);
     return { kind: row.kind, value };
+  }
+
+  /**
+   * Replaces a credential's value under a row lock, so concurrent renewals of one user's
+   * credential (several replicas, several requests) happen one after the other: `next` sees
+   * the current value (which another renewal may just have written) and answers the value to
+   * store, or undefined to keep it. Answers the credential in force afterwards, or undefined
+   * when none is linked. Whatever `next` throws rolls back and is rethrown. `next` runs while
+   * the transaction holds a pool connection: it must not query the database itself.
+   */
+  async update(
+    serverId: string,
+    userId: string,
+    next: (value: string, kind: CredentialKind) => Promise<string | undefined>,
+  ): Promise<{ kind: CredentialKind; value: string } | undefined> {
+    return this.db.transaction(async (trx) => {
+      const row = await trx<Row>('mcp_credentials')
+        .where({ server_id: serverId, user_id: userId })
+        .forUpdate()
+        .first();
+      if (!row) return undefined;
+      const value = openSecret(this.keyring, row.sealed, aad(serverId, userId));
+      const replaced = await next(value, row.kind);
+      if (replaced === undefined) return { kind: row.kind, value };
+      await trx('mcp_credentials')
+        .where({ server_id: serverId, user_id: userId })
+        .update({
+          sealed: sealSecret(this.keyring, replaced, aad(serverId, userId)),
+          updated_at: trx.fn.now(),
+        });
+      return { kind: row.kind, value: replaced };
+    });
   }
 }

@@ -2,12 +2,14 @@ import knexFactory, { type Knex } from 'knex';
 import * as apiKeys from './migrations/0001-api-keys.js';
 import * as mcpCredentials from './migrations/0002-mcp-credentials.js';
 import * as agents from './migrations/0003-agents.js';
+import * as mcpOAuth from './migrations/0004-mcp-oauth.js';
 
 /** Migrations in order; listed here (not read from disk) so they work from source and from a build. */
 const MIGRATIONS: { name: string; up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }[] = [
   apiKeys,
   mcpCredentials,
   agents,
+  mcpOAuth,
 ];
 
 const source: Knex.MigrationSource<(typeof MIGRATIONS)[number]> = {

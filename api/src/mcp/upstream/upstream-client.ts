@@ -1,5 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernTransport,
+} from '@modelcontextprotocol/client';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ListToolsResultSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { FetchLike } from './pinned-fetch.js';
@@ -140,6 +147,41 @@ export async function listAllTools(
   return tools;
 }
 
+/** The upstream refused the 2025 handshake because it speaks only 2026-07-28 or later (-32022). */
+function refusedLegacyHandshake(error: unknown): boolean {
+  return (
+    error instanceof StreamableHTTPError &&
+    error.code === 400 &&
+    error.message.includes('"code":-32022')
+  );
+}
+
+/**
+ * `tools/list` over revision 2026-07-28 (`server/discover`, the per-request envelope,
+ * `Mcp-Method`), with the official SDK's v2 client: the v1 client cannot speak it.
+ */
+async function listModernTools(
+  opts: UpstreamConnectOptions,
+  request: RequestOptions,
+): Promise<UpstreamTool[]> {
+  const transport = new ModernTransport(new URL(opts.url), {
+    fetch: fetchUntil(opts.fetch, opts.signal),
+    requestInit: { headers: { Authorization: `Bearer ${opts.credential}` }, redirect: 'manual' },
+  });
+  const client = new ModernClient(CLIENT_INFO, {
+    versionNegotiation: { mode: { pin: '2026-07-28' } },
+    listMaxPages: MAX_TOOL_PAGES,
+  });
+  try {
+    await client.connect(transport, request);
+    if (client.getServerCapabilities()?.tools === undefined) return [];
+    const { tools } = await client.listTools(undefined, request);
+    return tools.map((t) => toUpstreamTool(t as Tool));
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
 export interface ListUpstreamToolsOptions extends UpstreamConnectOptions {
   /** How long the whole listing may take (handshake, every page, closing); default 10000. */
   timeoutMs?: number;
@@ -161,7 +203,15 @@ export async function listUpstreamTools(opts: ListUpstreamToolsOptions): Promise
     connection = await openConnection({ ...opts, signal }, request);
     return await listAllTools(connection.client, request);
   } catch (error) {
-    throw classifyUpstreamFailure(error, {
+    let failure = error;
+    if (refusedLegacyHandshake(error)) {
+      try {
+        return await listModernTools({ ...opts, signal }, request);
+      } catch (modernError) {
+        failure = modernError;
+      }
+    }
+    throw classifyUpstreamFailure(failure, {
       credential: opts.credential,
       timedOut: deadline.aborted,
       cancelled: opts.signal?.aborted === true,

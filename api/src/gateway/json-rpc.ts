@@ -1,0 +1,49 @@
+import { ERROR_CODES, type ErrorCode } from '../errors/codes.js';
+
+export type JsonRpcId = string | number | null;
+
+export interface JsonRpcMessage {
+  jsonrpc?: unknown;
+  id?: JsonRpcId;
+  method?: unknown;
+  params?: unknown;
+  result?: unknown;
+  error?: unknown;
+}
+
+/** The JSON-RPC messages of a POST body (one, or a 2025-03-26 batch); undefined if not JSON-RPC. */
+export function messagesOf(body: unknown): JsonRpcMessage[] | undefined {
+  const list = Array.isArray(body) ? (body as unknown[]) : [body];
+  if (list.length === 0) return undefined;
+  if (!list.every((m) => typeof m === 'object' && m !== null && !Array.isArray(m)))
+    return undefined;
+  return list as JsonRpcMessage[];
+}
+
+/** The spec's gateway refusal: JSON-RPC 2.0 with the platform code at `error.data.code`. */
+export function platformError(id: JsonRpcId, code: ErrorCode, message: string): string {
+  const entry = ERROR_CODES[code] as { jsonRpc?: number };
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    error: { code: entry.jsonRpc ?? -32000, message, data: { code } },
+  });
+}
+
+/**
+ * The answer to a call of a tool that is not both allowed and offered: byte-identical whatever
+ * the reason (spec: Errors, the allowlist exception), so the allowlist cannot be probed.
+ */
+export function unknownTool(id: JsonRpcId, name: string): string {
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    error: { code: -32602, message: `Unknown tool: ${name}` },
+  });
+}
+
+/** The first request id of a body, for refusals that answer the whole request. */
+export function firstId(messages: JsonRpcMessage[] | undefined): JsonRpcId {
+  const withId = messages?.find((m) => m.id !== undefined && m.method !== undefined);
+  return withId?.id ?? null;
+}

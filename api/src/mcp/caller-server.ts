@@ -1,0 +1,50 @@
+import type { Request, Response } from 'express';
+import type { McpServer, TenantLifecycle } from '@aiplane/crds';
+import { organizationOf, principalOf } from '../auth/middleware.js';
+import { ApiError } from '../errors/api-error.js';
+import type { ResourceCache } from '../kube/resource-cache.js';
+import { isUuid } from '../validation.js';
+import { organizationNamespace } from './organization-namespace.js';
+import { ACCESS_DENIED_MESSAGE, type McpServerStore } from './server-store.js';
+
+/** Who calls and where: the caller's organization and its namespace (none without a tenant). */
+export interface CallerScope {
+  userId: string;
+  organizationId: string;
+  namespace: string | undefined;
+}
+
+export function callerScope(
+  req: Request,
+  res: Response,
+  tenants: ResourceCache<TenantLifecycle>,
+): CallerScope {
+  const principal = principalOf(res);
+  const organizationId = organizationOf(req, principal);
+  return {
+    userId: principal.userId,
+    organizationId,
+    namespace: organizationNamespace(tenants, organizationId),
+  };
+}
+
+/**
+ * The server named by the `server_id` path parameter, if it is one of the caller's
+ * organization; otherwise 403 mcp_server_access_denied with the same body whether it is
+ * missing, another organization's, or not a UUID (spec: identifiers cannot be probed).
+ */
+export async function findCallerServer(
+  req: Request,
+  res: Response,
+  deps: { servers: McpServerStore; tenants: ResourceCache<TenantLifecycle> },
+): Promise<CallerScope & { server: McpServer; id: string }> {
+  const scope = callerScope(req, res, deps.tenants);
+  const param = req.params.server_id;
+  const id = typeof param === 'string' ? param : '';
+  const server =
+    scope.namespace !== undefined && isUuid(id)
+      ? await deps.servers.find(scope.namespace, id)
+      : undefined;
+  if (!server) throw new ApiError('mcp_server_access_denied', ACCESS_DENIED_MESSAGE);
+  return { ...scope, server, id };
+}

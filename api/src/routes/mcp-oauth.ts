@@ -1,0 +1,52 @@
+import { Type } from '@sinclair/typebox';
+import { Router } from 'express';
+import type { TenantLifecycle } from '@aiplane/crds';
+import type { ResourceCache } from '../kube/resource-cache.js';
+import { callerScope, findCallerServer } from '../mcp/caller-server.js';
+import type { McpOAuthLinking } from '../mcp/oauth/oauth-linking.js';
+import { organizationNamespace } from '../mcp/organization-namespace.js';
+import type { McpServerStore } from '../mcp/server-store.js';
+import { validator } from '../validation.js';
+
+const CallbackBody = Type.Object(
+  {
+    state: Type.String({ minLength: 1, maxLength: 512 }),
+    code: Type.String({ minLength: 1, maxLength: 4096 }),
+  },
+  { additionalProperties: false },
+);
+const parseCallback = validator(CallbackBody);
+
+export interface McpOAuthRouterOptions {
+  servers: McpServerStore;
+  tenants: ResourceCache<TenantLifecycle>;
+  linking: McpOAuthLinking;
+}
+
+/**
+ * OAuth linking of upstream credentials, mounted at `/v1/mcp` (spec: "MCP management"):
+ * `POST /servers/{server_id}/credential/oauth` and `POST /credential/oauth/callback`.
+ */
+export function mcpOAuthRouter(opts: McpOAuthRouterOptions): Router {
+  const router = Router();
+
+  router.post('/servers/:server_id/credential/oauth', async (req, res) => {
+    const { server, userId, organizationId } = await findCallerServer(req, res, opts);
+    res.json(await opts.linking.start(server, { userId, organizationId }));
+  });
+
+  router.post('/credential/oauth/callback', async (req, res) => {
+    const { state, code } = parseCallback(req.body);
+    const { userId, organizationId } = callerScope(req, res, opts.tenants);
+    const serverId = await opts.linking.complete(
+      { state, code, userId, organizationId },
+      async (id, organization) => {
+        const namespace = organizationNamespace(opts.tenants, organization);
+        return namespace !== undefined && (await opts.servers.find(namespace, id)) !== undefined;
+      },
+    );
+    res.json({ server_id: serverId });
+  });
+
+  return router;
+}

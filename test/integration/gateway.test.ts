@@ -1,0 +1,344 @@
+import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startMcpTestServer, type ManagedProcess, type McpTestServer } from '@aiplane/hack';
+import { call, startTestApi, tokenFor, type Reply, type TestApi } from './api-helpers.js';
+import { startTestGateway, type TestGateway } from './gateway-helpers.js';
+import { caller, provisionTenant, randomId, setMembership, type Tenant } from './mcp-helpers.js';
+import { startOperatorProcess } from './operator-process.js';
+import { rememberSecret } from './secrets.js';
+
+type RpcError = {
+  jsonrpc: string;
+  id: unknown;
+  error: { code: number; message: string; data?: { code: string } };
+};
+const ORG_SCOPE = { scope: 'openid organization:*' };
+
+describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak tokens)', function () {
+  let api: TestApi;
+  let gateway: TestGateway;
+  let gatewayUrl: string;
+  let operator: ManagedProcess;
+  let upstream: McpTestServer;
+  let a: Tenant;
+  let serverId: string;
+  const memberCredential = `member-upstream-${randomId()}`;
+  rememberSecret(memberCredential);
+
+  const endpoint = (id = serverId) => `${gatewayUrl}/servers/${id}/mcp`;
+  const bearer = async (user: 'member' | 'admin' = 'member') =>
+    `Bearer ${await tokenFor(user, ORG_SCOPE)}`;
+  const rpc = async (
+    body: unknown,
+    headers: Record<string, string> = {},
+    id = serverId,
+  ): Promise<Reply> =>
+    call(endpoint(id), {
+      method: 'POST',
+      body,
+      headers: {
+        authorization: await bearer(),
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+    });
+  const connect = async (user: 'member' | 'admin' = 'member') => {
+    const client = new Client({ name: 'it-client', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(endpoint()), {
+      requestInit: { headers: { authorization: await bearer(user) } },
+    });
+    await client.connect(transport);
+    return { client, transport };
+  };
+
+  before(async function () {
+    this.timeout(240_000);
+    upstream = await startMcpTestServer({
+      token: memberCredential,
+      tools: [{ name: 'search', title: 'Search', description: 'Finds documents' }],
+    });
+    api = await startTestApi('api-gateway', { AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS: 'true' });
+    gateway = await startTestGateway(api, 'gateway', {
+      AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS: 'true',
+    });
+    gatewayUrl = `http://127.0.0.1:${gateway.port}`;
+    operator = startOperatorProcess();
+    a = await provisionTenant(api.url, 'gw');
+    await setMembership(a.organizationId, 'admin', true);
+    await setMembership(a.organizationId, 'member', true);
+    const admin = caller(api.url, 'admin', a.organizationId);
+    const member = caller(api.url, 'member', a.organizationId);
+    const r = await admin('POST', '/v1/mcp/servers', {
+      runtime: 'remote',
+      name: 'docs',
+      display_name: 'Docs',
+      address: upstream.url,
+      // `ghost` is allowed but the upstream does not offer it.
+      tool_allowlist: ['echo', 'search', 'ghost'],
+    });
+    assert.equal(r.status, 200, r.text);
+    serverId = (r.json() as { id: string }).id;
+    const linked = await member('PUT', `/v1/mcp/servers/${serverId}/credential`, {
+      credential: memberCredential,
+    });
+    assert.equal(linked.status, 204, linked.text);
+  });
+
+  after(async function () {
+    if (a) {
+      await setMembership(a.organizationId, 'admin', false);
+      await setMembership(a.organizationId, 'member', false);
+    }
+    await operator?.stop();
+    await gateway?.close();
+    await api?.close();
+    await upstream?.close();
+  });
+
+  it('initializes and lists only the allowed tools (2025-11-25, SSE answers rewritten)', async function () {
+    const { client, transport } = await connect();
+    try {
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((t) => t.name).sort(), ['echo', 'search']);
+      assert.ok(transport.sessionId, 'the gateway passes a session id');
+    } finally {
+      await transport.terminateSession();
+      await client.close();
+    }
+  });
+
+  it('calls an allowed tool with the member’s own credential, never their platform token', async function () {
+    upstream.seenAuthorization.length = 0;
+    const { client, transport } = await connect();
+    try {
+      const result = await client.callTool({ name: 'echo', arguments: { text: 'hello' } });
+      assert.deepEqual(result.content, [{ type: 'text', text: 'hello' }]);
+      assert.ok(upstream.seenAuthorization.length > 0);
+      assert.ok(upstream.seenAuthorization.every((h) => h === `Bearer ${memberCredential}`));
+    } finally {
+      await transport.terminateSession();
+      await client.close();
+    }
+  });
+
+  it('answers a disallowed, a nonexistent and an allowed-but-absent tool call byte-identically: 200, -32602 Unknown tool', async function () {
+    const session = await rpc({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'raw', version: '1' },
+      },
+    });
+    const sid = session.headers.get('mcp-session-id') ?? '';
+    const headers = { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
+    await rpc({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+    const disallowed = await rpc(
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'add', arguments: { a: 1, b: 2 } },
+      },
+      headers,
+    );
+    assert.equal(disallowed.status, 200);
+    assert.equal(
+      disallowed.text,
+      '{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Unknown tool: add"}}',
+    );
+    const nonexistent = await rpc(
+      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'nope', arguments: {} } },
+      headers,
+    );
+    assert.equal(nonexistent.status, 200);
+    assert.equal(
+      nonexistent.text,
+      disallowed.text.replace('Unknown tool: add', 'Unknown tool: nope'),
+    );
+    assert.equal((nonexistent.json() as RpcError).error.data, undefined, 'no data');
+    const allowedButAbsent = await rpc(
+      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'ghost', arguments: {} } },
+      headers,
+    );
+    assert.equal(allowedButAbsent.status, 200);
+    assert.equal(
+      allowedButAbsent.text,
+      disallowed.text.replace('Unknown tool: add', 'Unknown tool: ghost'),
+    );
+  });
+
+  for (const revision of ['2025-03-26', '2025-06-18', '2025-11-25']) {
+    it(`negotiates revision ${revision}: initialize, filtered tools/list, the GET stream and DELETE`, async function () {
+      const init = await rpc({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: revision,
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1' },
+        },
+      });
+      assert.equal(init.status, 200, init.text);
+      assert.match(init.text, new RegExp(`"protocolVersion":"${revision}"`));
+      const sid = init.headers.get('mcp-session-id') ?? '';
+      assert.ok(sid);
+      const headers = { 'mcp-session-id': sid, 'mcp-protocol-version': revision };
+      await rpc({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+      const list = await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, headers);
+      assert.equal(list.status, 200, list.text);
+      assert.match(list.text, /"name":"echo"/);
+      assert.doesNotMatch(list.text, /"name":"add"/, 'filtered out of the event stream');
+
+      const stream = new AbortController();
+      const get = await fetch(endpoint(), {
+        headers: { authorization: await bearer(), accept: 'text/event-stream', ...headers },
+        signal: stream.signal,
+      });
+      assert.equal(get.status, 200);
+      assert.match(get.headers.get('content-type') ?? '', /text\/event-stream/);
+      stream.abort();
+
+      const del = await fetch(endpoint(), {
+        method: 'DELETE',
+        headers: { authorization: await bearer(), ...headers },
+      });
+      assert.equal(del.status, 200);
+      const after = await rpc({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, headers);
+      assert.equal(after.status, 404, 'the ended session is unknown');
+    });
+  }
+
+  it('treats another user’s session id as unknown (404)', async function () {
+    const init = await rpc({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'raw', version: '1' },
+      },
+    });
+    const sid = init.headers.get('mcp-session-id') ?? '';
+    const r = await call(endpoint(), {
+      method: 'POST',
+      body: { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      headers: {
+        authorization: await bearer('admin'),
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': sid,
+        'mcp-protocol-version': '2025-11-25',
+      },
+    });
+    assert.equal(r.status, 404, r.text);
+    assert.equal((r.json() as RpcError).error.message, 'Session not found');
+  });
+
+  describe('refusals', function () {
+    const init = {
+      jsonrpc: '2.0',
+      id: 9,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'raw', version: '1' },
+      },
+    };
+
+    it('answers 401 with a Bearer challenge without a platform token', async function () {
+      const r = await call(endpoint(), { method: 'POST', body: init });
+      assert.equal(r.status, 401);
+      assert.match(r.headers.get('www-authenticate') ?? '', /^Bearer /);
+      const body = r.json() as RpcError;
+      assert.equal(body.jsonrpc, '2.0');
+      assert.equal(body.error.data?.code, 'authentication_required');
+    });
+
+    it('answers -32002 mcp_server_access_denied for an unknown id and a server of another organization', async function () {
+      for (const id of [randomId(), 'not-a-uuid']) {
+        const r = await rpc(init, {}, id);
+        assert.equal(r.status, 403, r.text);
+        const body = r.json() as RpcError;
+        assert.deepEqual(
+          [body.id, body.error.code, body.error.data?.code],
+          [9, -32002, 'mcp_server_access_denied'],
+        );
+      }
+      const outsider = await call(endpoint(), {
+        method: 'POST',
+        body: init,
+        headers: {
+          authorization: `Bearer ${await tokenFor('nobody')}`,
+          accept: 'application/json, text/event-stream',
+        },
+      });
+      assert.equal(outsider.status, 403, outsider.text);
+      assert.equal((outsider.json() as RpcError).error.code, -32002);
+    });
+
+    it('answers -32003 mcp_credential_not_linked with WWW-Authenticate: Bearer error="mcp_credential_not_linked"', async function () {
+      const r = await call(endpoint(), {
+        method: 'POST',
+        body: init,
+        headers: {
+          authorization: await bearer('admin'),
+          accept: 'application/json, text/event-stream',
+        },
+      });
+      assert.equal(r.status, 403, r.text);
+      assert.equal(r.headers.get('www-authenticate'), 'Bearer error="mcp_credential_not_linked"');
+      const body = r.json() as RpcError;
+      assert.deepEqual(
+        [body.error.code, body.error.data?.code],
+        [-32003, 'mcp_credential_not_linked'],
+      );
+    });
+
+    it('answers -32004 mcp_credential_rejected when the upstream refuses the linked credential', async function () {
+      const admin = caller(api.url, 'admin', a.organizationId);
+      const wrong = `wrong-${randomId()}`;
+      rememberSecret(wrong);
+      await admin('PUT', `/v1/mcp/servers/${serverId}/credential`, { credential: wrong });
+      try {
+        const r = await call(endpoint(), {
+          method: 'POST',
+          body: init,
+          headers: {
+            authorization: await bearer('admin'),
+            accept: 'application/json, text/event-stream',
+          },
+        });
+        assert.equal(r.status, 403, r.text);
+        assert.equal(r.headers.get('www-authenticate'), 'Bearer error="mcp_credential_rejected"');
+        const body = r.json() as RpcError;
+        assert.deepEqual(
+          [body.error.code, body.error.data?.code],
+          [-32004, 'mcp_credential_rejected'],
+        );
+        assert.ok(!r.text.includes(wrong));
+      } finally {
+        await admin('DELETE', `/v1/mcp/servers/${serverId}/credential`);
+      }
+    });
+  });
+
+  // Nested and last: mocha runs a describe's own tests before its nested describes.
+  describe('afterwards', function () {
+    it('counts requests, upstream latency and refusals by code in /metrics', async function () {
+      const text = await (await fetch(`${gatewayUrl}/metrics`)).text();
+      assert.match(text, /aiplane_gateway_requests_total\{method="POST",outcome="proxied"\} [1-9]/);
+      assert.match(text, /aiplane_gateway_upstream_seconds_count\{method="POST"\} [1-9]/);
+      assert.match(text, /aiplane_gateway_refusals_total\{code="unknown_tool"\} [1-9]/);
+      assert.match(
+        text,
+        /aiplane_gateway_refusals_total\{code="mcp_credential_not_linked"\} [1-9]/,
+      );
+    });
+  });
+});
