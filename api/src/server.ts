@@ -15,7 +15,7 @@ import { AvailableTools } from './mcp/available-tools.js';
 import { McpOAuthLinking } from './mcp/oauth/oauth-linking.js';
 import { organizationNamespace } from './mcp/organization-namespace.js';
 import { MCP_SERVERS_PATH, McpServerStore } from './mcp/server-store.js';
-import { createPinnedFetch } from './mcp/upstream/index.js';
+import { createPinnedFetch, createWorkloadFetch } from './mcp/upstream/index.js';
 import { AgentStore } from './store/agent-store.js';
 import { CredentialStore } from './store/credential-store.js';
 import { OAuthStateStore } from './store/oauth-state-store.js';
@@ -72,6 +72,7 @@ export async function startApi(
     );
   }
   const remoteFetch = createPinnedFetch({ allowLoopback });
+  const workloadFetch = createWorkloadFetch();
   const resolveWorkload = workloadResolver(config.mcp.workloadHost);
   const apiKeys = new ApiKeyStore(db);
   const deps = {
@@ -86,7 +87,7 @@ export async function startApi(
       tools: new AvailableTools({
         credentials,
         remoteFetch,
-        workloadFetch: fetch,
+        workloadFetch,
         resolveWorkload,
         timeoutMs: config.mcp.upstreamTimeoutMs,
         logger,
@@ -102,8 +103,9 @@ export async function startApi(
       credentials,
       states: new OAuthStateStore(db, config.mcp.credentialKeys),
       remoteFetch,
-      workloadFetch: fetch,
+      workloadFetch,
       resolveWorkload,
+      gatewayBase: config.mcp.gatewayPublicUrl,
       redirectUrl: config.mcp.oauthRedirectUrl,
       allowLoopback,
       timeoutMs: config.mcp.upstreamTimeoutMs,
@@ -141,6 +143,7 @@ export async function startApi(
       await tenants.stop();
       await serverCache.stop();
       await remoteFetch.close();
+      await workloadFetch.close();
       await db.destroy();
     },
   };

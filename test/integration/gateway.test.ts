@@ -171,6 +171,110 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
     );
   });
 
+  describe('what the gateway cannot check is refused, never forwarded', function () {
+    const initialized = async () => {
+      const init = await rpc({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-03-26',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1' },
+        },
+      });
+      const headers = {
+        'mcp-session-id': init.headers.get('mcp-session-id') ?? '',
+        'mcp-protocol-version': '2025-03-26',
+      };
+      await rpc({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+      return headers;
+    };
+
+    it('answers -32700 to a body with a byte-order mark (an upstream would strip it and run the call)', async function () {
+      const headers = await initialized();
+      const mark = upstream.seenAuthorization.length;
+      const body = Buffer.concat([
+        Buffer.from([0xef, 0xbb, 0xbf]),
+        Buffer.from(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: 5,
+            method: 'tools/call',
+            params: { name: 'add', arguments: { a: 1, b: 2 } },
+          }),
+        ),
+      ]);
+      const r = await fetch(endpoint(), {
+        method: 'POST',
+        body,
+        headers: {
+          authorization: await bearer(),
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+      });
+      assert.equal(r.status, 400);
+      assert.equal(((await r.json()) as RpcError).error.code, -32700);
+      assert.equal(upstream.seenAuthorization.length, mark, 'nothing reached the upstream');
+    });
+
+    it('answers Unknown tool to a tools/call whose name is not a string', async function () {
+      const headers = await initialized();
+      const r = await rpc(
+        { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: ['add'] } },
+        headers,
+      );
+      assert.equal(r.status, 200);
+      assert.equal((r.json() as RpcError).error.code, -32602);
+    });
+
+    it('answers every request of a batch that calls a refused tool, forwarding none (2025-03-26)', async function () {
+      const headers = await initialized();
+      const mark = upstream.seenAuthorization.length;
+      const r = await rpc(
+        [
+          {
+            jsonrpc: '2.0',
+            id: 10,
+            method: 'tools/call',
+            params: { name: 'echo', arguments: { text: 'x' } },
+          },
+          {
+            jsonrpc: '2.0',
+            id: 11,
+            method: 'tools/call',
+            params: { name: 'add', arguments: { a: 1, b: 2 } },
+          },
+        ],
+        headers,
+      );
+      assert.equal(r.status, 200, r.text);
+      const answers = r.json() as RpcError[];
+      assert.deepEqual(
+        answers.map((x) => [x.id, x.error.code]),
+        [
+          [10, -32600],
+          [11, -32602],
+        ],
+      );
+      assert.equal(answers[1]?.error.message, 'Unknown tool: add');
+      assert.equal(upstream.seenAuthorization.length, mark, 'nothing reached the upstream');
+    });
+
+    it('answers 413 to a body over 4 MiB', async function () {
+      const r = await rpc({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'ping',
+        params: { pad: 'x'.repeat(4_300_000) },
+      });
+      assert.equal(r.status, 413);
+      assert.equal((r.json() as RpcError).error.data?.code, 'request_too_large');
+    });
+  });
+
   for (const revision of ['2025-03-26', '2025-06-18', '2025-11-25']) {
     it(`negotiates revision ${revision}: initialize, filtered tools/list, the GET stream and DELETE`, async function () {
       const init = await rpc({

@@ -43,6 +43,14 @@ function gatewayErrors(deps: GatewayAppDeps): ErrorRequestHandler {
       return;
     }
     const id = requestId(req.body);
+    if ((err as { type?: unknown } | null)?.type === 'entity.too.large') {
+      deps.metrics.refusals.inc({ code: 'request_too_large' });
+      res
+        .status(413)
+        .type('application/json')
+        .send(platformError(null, 'request_too_large', 'the request body is larger than 4 MiB'));
+      return;
+    }
     if (err instanceof SessionUnknown) {
       deps.metrics.refusals.inc({ code: 'session_unknown' });
       res
@@ -110,8 +118,9 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   });
 
   const mcp = express.Router({ mergeParams: true });
-  mcp.use(express.raw({ type: () => true, limit: '4mb' }));
+  // Who calls first: an anonymous caller cannot make the gateway buffer a body.
   mcp.use(authenticate(deps.authenticator));
+  mcp.use(express.raw({ type: () => true, limit: '4mb' }));
   mcp.all('/', async (req, res) => {
     if (!['POST', 'GET', 'DELETE'].includes(req.method)) {
       res.status(405).set('Allow', 'POST, GET, DELETE').end();

@@ -69,8 +69,8 @@ describe('tools/list filtering', () => {
       result: { tools: [{ name: 'echo' }, { name: 'add' }], nextCursor: 'p2' },
     });
 
-  it('filters a JSON answer to the listed request and keeps the cursor', () => {
-    const out = JSON.parse(filterJsonBody(list(1), new Set(['1']), allowed)) as {
+  it('filters a JSON answer and keeps the cursor', () => {
+    const out = JSON.parse(filterJsonBody(list(1), allowed)) as {
       result: { tools: { name: string }[]; nextCursor: string };
     };
     assert.deepEqual(
@@ -80,8 +80,15 @@ describe('tools/list filtering', () => {
     assert.equal(out.result.nextCursor, 'p2');
   });
 
-  it('leaves answers to other requests alone', () => {
-    assert.equal(filterJsonBody(list(2), new Set(['1']), allowed), list(2));
+  it('filters a tools result whatever request id it answers (id reuse, resumed streams)', () => {
+    const out = JSON.parse(filterJsonBody(list(2), allowed)) as { result: { tools: unknown[] } };
+    assert.equal(out.result.tools.length, 1);
+  });
+
+  it('leaves messages without a tools result byte for byte', () => {
+    const other = '{"jsonrpc":"2.0","id":3,"result":{"content":[]}}';
+    assert.equal(filterJsonBody(other, allowed), other);
+    assert.equal(filterJsonBody('not json', allowed), 'not json');
   });
 
   it('rewrites the matching event of a stream split across chunks and passes others byte for byte', async () => {
@@ -90,7 +97,7 @@ describe('tools/list filtering', () => {
     const whole = other + event;
     const out = await through(
       [whole.slice(0, 30), whole.slice(30, 90), whole.slice(90)],
-      sseToolFilter(new Set(['1']), allowed),
+      sseToolFilter(allowed),
     );
     assert.ok(out.startsWith(other));
     assert.match(out, /id: 5\ndata: .*"tools":\[\{"name":"echo"\}\]/);

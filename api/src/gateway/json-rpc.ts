@@ -47,3 +47,21 @@ export function firstId(messages: JsonRpcMessage[] | undefined): JsonRpcId {
   const withId = messages?.find((m) => m.id !== undefined && m.method !== undefined);
   return withId?.id ?? null;
 }
+
+/** A POST body the gateway cannot read as JSON-RPC: refused, not forwarded. */
+export function parseError(): string {
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id: null,
+    error: { code: -32700, message: 'Parse error' },
+  });
+}
+
+/** The other requests of a batch that carried a refused tool call: not forwarded. */
+export function batchNotProcessed(id: JsonRpcId): string {
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    error: { code: -32600, message: 'Invalid Request: the batch calls an unknown tool' },
+  });
+}

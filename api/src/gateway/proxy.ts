@@ -1,16 +1,25 @@
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Request, Response } from 'express';
-import type { McpServer } from '@aiplane/crds';
+import { mcpWorkloadUrl, type McpServer, type TenantLifecycle } from '@aiplane/crds';
 import type { Logger } from '@aiplane/lib';
 import { isPlatformAdmin, type Principal } from '../auth/principal.js';
 import { ApiError } from '../errors/api-error.js';
 import type { ResourceCache } from '../kube/resource-cache.js';
 import { isAllowed } from '../mcp/available-tools.js';
+import { organizationNamespace } from '../mcp/organization-namespace.js';
 import { ORGANIZATION_LABEL } from '../mcp/server-resource.js';
 import type { FetchLike } from '../mcp/upstream/index.js';
 import { isUuid } from '../validation.js';
-import { firstId, messagesOf, unknownTool, type JsonRpcMessage } from './json-rpc.js';
+import {
+  batchNotProcessed,
+  firstId,
+  messagesOf,
+  parseError,
+  unknownTool,
+  type JsonRpcMessage,
+} from './json-rpc.js';
 import type { GatewayMetrics } from './metrics.js';
 import type { OfferedTools } from './offered-tools.js';
 import type { SessionBinder } from './session-id.js';
@@ -30,6 +39,7 @@ const FORWARDED_RESPONSE_HEADERS = ['content-type', 'mcp-protocol-version', 'cac
 
 export interface ProxyDeps {
   servers: ResourceCache<McpServer>;
+  tenants: ResourceCache<TenantLifecycle>;
   /** The bearer token for (server, user): static, or OAuth refreshed as needed; throws ApiError. */
   bearer: (serverId: string, userId: string) => Promise<string>;
   remoteFetch: FetchLike;
@@ -52,6 +62,8 @@ async function usableServer(d: ProxyDeps, id: string, principal: Principal): Pro
   const org = server?.metadata.labels?.[ORGANIZATION_LABEL];
   const member = principal.organizations.some((o) => o.id === org);
   if (!server || !org || (!member && !isPlatformAdmin(principal))) throw denied();
+  // The label alone is not trusted: the server must live in that organization's namespace.
+  if (server.metadata.namespace !== organizationNamespace(d.tenants, org)) throw denied();
   if ((server.metadata as { deletionTimestamp?: string }).deletionTimestamp) throw denied();
   return server;
 }
@@ -60,21 +72,28 @@ function upstreamOf(d: ProxyDeps, server: McpServer): { url: string; fetch: Fetc
   if (server.spec.runtime === 'remote') {
     return { url: server.spec.address ?? '', fetch: d.remoteFetch };
   }
-  if (server.status?.ready !== true || !server.status.url) {
+  if (server.status?.ready !== true) {
     throw new ApiError('mcp_server_not_ready', 'the managed server is not serving yet; retry');
   }
-  return { url: d.resolveWorkload(server.status.url), fetch: d.workloadFetch };
+  // The address follows from the spec (the Service the operator made), not from status.url.
+  return { url: d.resolveWorkload(mcpWorkloadUrl(server)), fetch: d.workloadFetch };
+}
+
+/** The `params.name` of a tools/call, when it is a string. */
+function toolName(m: JsonRpcMessage): string | undefined {
+  const name = toolNameValue(m);
+  return typeof name === 'string' ? name : undefined;
+}
+
+function toolNameValue(m: JsonRpcMessage): unknown {
+  const params = m.params;
+  return typeof params === 'object' && params !== null
+    ? (params as { name?: unknown }).name
+    : undefined;
 }
 
 /** The refusal of a session id this user was not given: like an ended session (404). */
 class SessionUnknown extends Error {}
-
-function isToolsCall(m: JsonRpcMessage): m is JsonRpcMessage & { params: { name: string } } {
-  return (
-    m.method === 'tools/call' &&
-    typeof (m.params as { name?: unknown } | undefined)?.name === 'string'
-  );
-}
 
 /**
  * One request of an MCP client to `/servers/{id}/mcp`, proxied to the upstream with the
@@ -94,14 +113,30 @@ export async function proxy(
   const allowlist = server.spec.toolAllowlist ?? [];
   const allowed = (name: string) => isAllowed(allowlist, name);
 
-  const raw = method === 'POST' && Buffer.isBuffer(req.body) ? req.body : undefined;
+  // Abort the upstream whenever the client goes away, from the very start.
+  const abort = new AbortController();
+  res.on('close', () => abort.abort());
+
+  // A POST body must be JSON-RPC the gateway itself can read: what it cannot check (a BOM, a
+  // foreign charset, a batch with a non-object) is refused, never forwarded; what is forwarded
+  // is the gateway's own serialisation of what it checked.
   let messages: JsonRpcMessage[] | undefined;
-  if (raw) {
+  let forwardBody: string | undefined;
+  if (method === 'POST') {
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    let parsed: unknown;
     try {
-      messages = messagesOf(JSON.parse(raw.toString('utf8')));
+      parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(raw));
     } catch {
-      messages = undefined; // not JSON: the upstream answers it
+      parsed = undefined;
     }
+    messages = messagesOf(parsed);
+    if (!messages) {
+      d.metrics.refusals.inc({ code: 'parse_error' });
+      res.status(400).type('application/json').send(parseError());
+      return;
+    }
+    forwardBody = JSON.stringify(parsed);
   }
 
   // A session id not issued to this user (and server) is unknown, before anything else.
@@ -113,25 +148,44 @@ export async function proxy(
   const bearer = await d.bearer(serverId, principal.userId);
 
   // The allowlist: a call of a tool that is not both allowed and offered is answered here.
-  const calls = (messages ?? []).filter(isToolsCall);
-  for (const call of calls) {
-    let refuse = !allowed(call.params.name);
-    if (!refuse) {
+  const refused = new Map<JsonRpcMessage, string>();
+  for (const call of (messages ?? []).filter((m) => m.method === 'tools/call')) {
+    const name = toolName(call);
+    let refuse = name === undefined || !allowed(name);
+    if (!refuse && name !== undefined) {
       const offered = await d.offered.names(
         { serverId, userId: principal.userId },
         { url: upstream.url, bearer, fetch: upstream.fetch },
       );
-      refuse = offered !== undefined && !offered.has(call.params.name);
+      refuse = offered !== undefined && !offered.has(name);
     }
-    if (refuse) {
-      d.metrics.refusals.inc({ code: 'unknown_tool' });
-      d.metrics.requests.inc({ method, outcome: 'refused' });
-      res
-        .status(200)
-        .type('application/json')
-        .send(unknownTool(call.id ?? firstId(messages), call.params.name));
-      return;
+    if (refuse) refused.set(call, name ?? JSON.stringify(toolNameValue(call)) ?? 'undefined');
+  }
+  if (refused.size > 0) {
+    d.metrics.refusals.inc({ code: 'unknown_tool' });
+    d.metrics.requests.inc({ method, outcome: 'refused' });
+    res.status(200).type('application/json');
+    const batch = Array.isArray(JSON.parse(forwardBody ?? 'null'));
+    if (!batch) {
+      for (const [call, name] of refused) {
+        res.send(unknownTool(call.id ?? firstId(messages), name));
+        return;
+      }
     }
+    // A (2025-03-26) batch with a refused call is not forwarded at all: every request in it
+    // is answered, the refused calls exactly as a single unknown tool would be.
+    res.send(
+      `[${(messages ?? [])
+        .filter((m) => m.id !== undefined && m.method !== undefined)
+        .map((m) => {
+          const name = refused.get(m);
+          return name !== undefined
+            ? unknownTool(m.id ?? null, name)
+            : batchNotProcessed(m.id ?? null);
+        })
+        .join(',')}]`,
+    );
+    return;
   }
 
   const headers: Record<string, string> = { authorization: `Bearer ${bearer}` };
@@ -141,24 +195,21 @@ export async function proxy(
   }
   if (upstreamSession !== undefined) headers['mcp-session-id'] = upstreamSession;
 
-  const abort = new AbortController();
-  res.on('close', () => abort.abort());
-  const headersTimer = setTimeout(() => abort.abort(), d.headersTimeoutMs);
+  if (res.destroyed) return;
   const started = process.hrtime.bigint();
   let answer: globalThis.Response;
   try {
     answer = await upstream.fetch(upstream.url, {
       method,
       headers,
-      ...(raw ? { body: raw } : {}),
+      ...(forwardBody !== undefined ? { body: forwardBody } : {}),
       redirect: 'manual',
       signal: abort.signal,
     });
   } catch (err) {
+    if (abort.signal.aborted) return; // the client left
     d.logger.info({ server: serverId, err: (err as Error).name }, 'upstream did not answer');
     throw new ApiError('mcp_server_unreachable', 'the MCP server did not answer');
-  } finally {
-    clearTimeout(headersTimer);
   }
   d.metrics.upstreamSeconds.observe({ method }, Number(process.hrtime.bigint() - started) / 1e9);
 
@@ -189,26 +240,19 @@ export async function proxy(
     return;
   }
 
-  const listIds = new Set(
-    (messages ?? [])
-      .filter((m) => m.method === 'tools/list')
-      .map((m) => JSON.stringify(m.id ?? null)),
-  );
-  const rewrite = allowlist.length > 0 && listIds.size > 0;
-  const type = answer.headers.get('content-type') ?? '';
-  if (rewrite && type.startsWith('application/json')) {
-    const text = await answer.text();
-    res.send(filterJsonBody(text, listIds, allowed));
+  // With an allowlist, every answer is filtered (POST and GET, whatever request id it
+  // answers: an upstream may deliver a tools/list result on another stream, or replay it on a
+  // resumed GET); an event stream event by event, anything else as a whole body.
+  const type = (answer.headers.get('content-type') ?? '').toLowerCase();
+  const sse = type.startsWith('text/event-stream');
+  if (allowlist.length > 0 && !sse) {
+    res.send(filterJsonBody(await answer.text(), allowed));
     return;
   }
   let body = answer.body as unknown as WebReadableStream<Uint8Array>;
-  if (rewrite && type.startsWith('text/event-stream')) {
-    body = body.pipeThrough(sseToolFilter(listIds, allowed));
-  }
-  if (type.startsWith('text/event-stream')) res.flushHeaders();
-  const stream = Readable.fromWeb(body);
-  stream.on('error', () => res.destroy());
-  stream.pipe(res);
+  if (allowlist.length > 0) body = body.pipeThrough(sseToolFilter(allowed));
+  if (sse) res.flushHeaders();
+  pipeline(Readable.fromWeb(body), res).catch(() => abort.abort());
 }
 
 export { SessionUnknown };

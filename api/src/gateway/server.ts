@@ -1,13 +1,20 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
-import { workloadResolver, type McpServer } from '@aiplane/crds';
+import {
+  GROUP,
+  TENANT_LIFECYCLE_PLURAL,
+  VERSION,
+  workloadResolver,
+  type McpServer,
+  type TenantLifecycle,
+} from '@aiplane/crds';
 import type { Logger } from '@aiplane/lib';
 import { authenticatorFromConfig } from '../auth/authenticator-from-config.js';
 import { ResourceCache } from '../kube/resource-cache.js';
 import { upstreamBearer } from '../mcp/oauth/upstream-bearer.js';
 import { MCP_SERVERS_PATH } from '../mcp/server-store.js';
-import { createPinnedFetch } from '../mcp/upstream/index.js';
+import { createPinnedFetch, createWorkloadFetch } from '../mcp/upstream/index.js';
 import { ApiKeyStore } from '../store/api-key-store.js';
 import { CredentialStore } from '../store/credential-store.js';
 import { connect, migrate } from '../store/database.js';
@@ -41,6 +48,13 @@ export async function startGateway(
   const servers = new ResourceCache<McpServer>(kc, MCP_SERVERS_PATH, logger);
   // The server id names the server (in any namespace); its organization label says who may use it.
   servers.start();
+  // Which namespace is each organization's: a server counts only in its organization's one.
+  const tenants = new ResourceCache<TenantLifecycle>(
+    kc,
+    `/apis/${GROUP}/${VERSION}/${TENANT_LIFECYCLE_PLURAL}`,
+    logger,
+  );
+  tenants.start();
   const credentials = new CredentialStore(db, config.mcp.credentialKeys);
   const allowLoopback = config.mcp.allowLoopbackUpstreams;
   if (allowLoopback) {
@@ -49,13 +63,15 @@ export async function startGateway(
     );
   }
   const remoteFetch = createPinnedFetch({ allowLoopback });
+  const workloadFetch = createWorkloadFetch();
   const app = createGatewayApp({
     logger,
     servers,
+    tenants,
     bearer: (serverId, userId) =>
-      upstreamBearer({ credentials, serverId, userId, fetch: remoteFetch }),
+      upstreamBearer({ credentials, serverId, userId, fetch: remoteFetch, logger }),
     remoteFetch,
-    workloadFetch: fetch,
+    workloadFetch,
     resolveWorkload: workloadResolver(config.mcp.workloadHost),
     sessions: new SessionBinder(config.mcp.credentialKeys),
     offered: new OfferedTools({ ttlMs: 30_000, timeoutMs: config.mcp.upstreamTimeoutMs, logger }),
@@ -64,7 +80,7 @@ export async function startGateway(
     authenticator: authenticatorFromConfig(config, new ApiKeyStore(db), logger),
     ready: async () => {
       await db.raw('select 1');
-      return servers.hasSynced();
+      return servers.hasSynced() && tenants.hasSynced();
     },
   });
   const server = createServer(app);
@@ -81,7 +97,9 @@ export async function startGateway(
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await servers.stop();
+      await tenants.stop();
       await remoteFetch.close();
+      await workloadFetch.close();
       await db.destroy();
     },
   };

@@ -8,15 +8,12 @@ interface ToolsListResult {
   tools?: { name?: unknown }[];
 }
 
-/** Removes the tools the allowlist leaves out from a JSON-RPC message answering `ids`. */
-export function filterMessage(
-  message: unknown,
-  ids: ReadonlySet<string>,
-  allowed: (tool: string) => boolean,
-): unknown {
+/** Removes the tools the allowlist leaves out from a JSON-RPC result listing tools. */
+export function filterMessage(message: unknown, allowed: (tool: string) => boolean): unknown {
   if (typeof message !== 'object' || message === null) return message;
   const m = message as { id?: unknown; result?: ToolsListResult };
-  if (!ids.has(JSON.stringify(m.id ?? null)) || !Array.isArray(m.result?.tools)) return message;
+  // Any result carrying a tools list, whatever request id it answers.
+  if (!Array.isArray(m.result?.tools)) return message;
   return {
     ...m,
     result: {
@@ -27,11 +24,7 @@ export function filterMessage(
 }
 
 /** A whole JSON body (one message or a batch). */
-export function filterJsonBody(
-  text: string,
-  ids: ReadonlySet<string>,
-  allowed: (tool: string) => boolean,
-): string {
+export function filterJsonBody(text: string, allowed: (tool: string) => boolean): string {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -39,18 +32,17 @@ export function filterJsonBody(
     return text;
   }
   const out = Array.isArray(body)
-    ? body.map((m) => filterMessage(m, ids, allowed))
-    : filterMessage(body, ids, allowed);
+    ? body.map((m) => filterMessage(m, allowed))
+    : filterMessage(body, allowed);
   return JSON.stringify(out);
 }
 
 /**
  * An SSE transform: events are split on blank lines; an event whose `data` is a tools/list
- * result for one of `ids` is rewritten, every other byte passes as it came, without waiting
+ * result is rewritten, every other byte passes as it came, without waiting
  * for the stream to end.
  */
 export function sseToolFilter(
-  ids: ReadonlySet<string>,
   allowed: (tool: string) => boolean,
 ): TransformStream<Uint8Array, Uint8Array> {
   const decoder = new TextDecoder();
@@ -68,7 +60,7 @@ export function sseToolFilter(
     } catch {
       return event;
     }
-    const filtered = filterMessage(parsed, ids, allowed);
+    const filtered = filterMessage(parsed, allowed);
     if (filtered === parsed) return event;
     const rest = lines.filter((l) => !l.startsWith('data:'));
     return [...rest, `data: ${JSON.stringify(filtered)}`].join('\n');

@@ -1,6 +1,8 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { type Logger, kubeRequest, objectKey, ResilientInformer } from '@aiplane/lib';
 
+const READ_THROUGH_REUSE_MS = 1_000;
+
 /**
  * A watch cache of one kind for the API, read-your-writes: objects the API just wrote are
  * remembered until the watch delivers them (or something newer), and a miss by uid reads
@@ -10,6 +12,8 @@ export class ResourceCache<T extends KubernetesObject> {
   private readonly informer: ResilientInformer<T>;
   /** uid → the API's own latest write (or deletion) not yet seen through the watch. */
   private readonly recent = new Map<string, { obj: T; deleted: boolean; at: number }>();
+  /** Read-through LISTs in flight or just answered, by path. */
+  private readonly reads = new Map<string, { at: number; items: Promise<T[]> }>();
 
   constructor(
     private readonly kc: KubeConfig,
@@ -68,8 +72,27 @@ export class ResourceCache<T extends KubernetesObject> {
     const path = namespace
       ? this.path.replace(/\/([^/]+)$/, `/namespaces/${namespace}/$1`)
       : this.path;
-    const fresh = await kubeRequest<{ items: T[] }>(this.kc, { method: 'GET', path });
-    return fresh.items.find((o) => o.metadata?.uid === uid);
+    const fresh = await this.readThrough(path);
+    return fresh.find((o) => o.metadata?.uid === uid);
+  }
+
+  /**
+   * One LIST per path at a time, its answer reused for a second: misses by made-up ids (any
+   * caller can send them) cost the apiserver at most one LIST per path per second.
+   */
+  private readThrough(path: string): Promise<T[]> {
+    const now = Date.now();
+    const hit = this.reads.get(path);
+    if (hit && now - hit.at < READ_THROUGH_REUSE_MS) return hit.items;
+    const items = kubeRequest<{ items: T[] }>(this.kc, { method: 'GET', path }).then(
+      (r) => r.items,
+      (err: unknown) => {
+        this.reads.delete(path);
+        throw err;
+      },
+    );
+    this.reads.set(path, { at: now, items });
+    return items;
   }
 
   private expire(): void {

@@ -23,6 +23,11 @@ export interface DiscoveryOptions {
   remoteFetch: FetchLike;
   /** Whether the metadata's `resource` must match `url` (remote servers, RFC 9728 §3.3). */
   checkResource: boolean;
+  /**
+   * The names the resource may be known by (RFC 8707); default the dialed `url`. A managed
+   * server is dialed at a resolved address but known by its Service address or gateway URL.
+   */
+  resourceNames?: readonly string[];
   allowLoopback: boolean;
   /** Budget of each request. */
   timeoutMs: number;
@@ -121,7 +126,9 @@ export async function discoverAuthorization(
   if (prm === undefined) return undefined;
   if (
     opts.checkResource &&
-    !checkResourceAllowed({ requestedResource: opts.url, configuredResource: prm.resource })
+    !(opts.resourceNames ?? [opts.url]).some((name) =>
+      checkResourceAllowed({ requestedResource: name, configuredResource: prm.resource }),
+    )
   ) {
     throw new OAuthSetupError('the protected resource metadata describes another resource');
   }

@@ -1,3 +1,5 @@
+import { mcpWorkloadUrl } from '@aiplane/crds';
+import { gatewayUrl } from '../server-record.js';
 import {
   exchangeAuthorization,
   startAuthorization,
@@ -31,6 +33,8 @@ export interface McpOAuthLinkingOptions {
   workloadFetch: FetchLike;
   /** Maps a workload's in-cluster address to the one to dial. */
   resolveWorkload: (url: string) => string;
+  /** `{gateway_base}`: a managed server's resource may be named by its gateway URL. */
+  gatewayBase: string | null;
   /** `AIPLANE_MCP_OAUTH_REDIRECT_URL`; null when the deployment publishes none. */
   redirectUrl: string | null;
   allowLoopback: boolean;
@@ -92,7 +96,19 @@ export class McpOAuthLinking {
           url: target.url,
           serverFetch: target.fetch,
           remoteFetch: this.opts.remoteFetch,
-          checkResource: server.spec.runtime === 'remote',
+          // A managed server's metadata must name it too: by its Service address or its
+          // gateway URL, never another service's resource (confused deputy, RFC 8707).
+          checkResource: true,
+          ...(server.spec.runtime === 'managed'
+            ? {
+                resourceNames: [
+                  mcpWorkloadUrl(server),
+                  ...(this.opts.gatewayBase
+                    ? [gatewayUrl(this.opts.gatewayBase, serverId) ?? '']
+                    : []),
+                ],
+              }
+            : {}),
           allowLoopback: this.opts.allowLoopback,
           timeoutMs: this.opts.timeoutMs,
         },
@@ -213,11 +229,14 @@ export class McpOAuthLinking {
     if (server.spec.runtime !== 'managed') {
       return { url: server.spec.address ?? '', fetch: this.opts.remoteFetch };
     }
-    const url = server.status?.url;
-    if (server.status?.ready !== true || !url) {
+    if (server.status?.ready !== true) {
       throw new ApiError('mcp_server_not_ready', 'the managed server is not serving yet; retry');
     }
-    return { url: this.opts.resolveWorkload(url), fetch: this.opts.workloadFetch };
+    // The Service address from the spec, not whatever status.url says.
+    return {
+      url: this.opts.resolveWorkload(mcpWorkloadUrl(server)),
+      fetch: this.opts.workloadFetch,
+    };
   }
 
   /** Runs one step; a failure is logged (secrets removed) and answered as 503. */

@@ -1,5 +1,6 @@
 export {
   createPinnedFetch,
+  createWorkloadFetch,
   DialRefusedError,
   type FetchLike,
   type PinnedFetch,

@@ -126,7 +126,10 @@ export function createPinnedFetch(opts: PinnedFetchOptions): PinnedFetch {
     );
   };
 
-  const agent = new Agent({ connect });
+  // No body or headers timeout of undici's own: an MCP event stream may stay quiet for long,
+  // and a tool call may take long before its answer; callers bound the handshake themselves
+  // and the gateway aborts when its client leaves.
+  const agent = new Agent({ connect, bodyTimeout: 0, headersTimeout: 0 });
 
   const pinnedFetch = async (url: string | URL, init?: RequestInit): Promise<Response> => {
     const response = await undiciFetch(url, {
@@ -143,6 +146,32 @@ export function createPinnedFetch(opts: PinnedFetchOptions): PinnedFetch {
   };
 
   return Object.assign(pinnedFetch, {
+    close: async (): Promise<void> => {
+      await agent.destroy();
+    },
+  });
+}
+
+/**
+ * The fetch for managed workloads (cluster-internal addresses, not SSRF-checked): like the
+ * pinned fetch it never follows a redirect (a workload must not steer the platform to another
+ * internal address) and sets no body or headers timeout of its own.
+ */
+export function createWorkloadFetch(): PinnedFetch {
+  const agent = new Agent({ bodyTimeout: 0, headersTimeout: 0 });
+  const workloadFetch = async (url: string | URL, init?: RequestInit): Promise<Response> => {
+    const response = await undiciFetch(url, {
+      ...(init as Parameters<typeof undiciFetch>[1]),
+      redirect: 'manual',
+      dispatcher: agent,
+    });
+    if (REDIRECT_STATUSES.has(response.status)) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new RedirectRefusedError(response.status);
+    }
+    return response;
+  };
+  return Object.assign(workloadFetch, {
     close: async (): Promise<void> => {
       await agent.destroy();
     },
