@@ -78,6 +78,7 @@ export async function upstreamBearer(opts: UpstreamBearerOptions): Promise<strin
           cause: redactSecrets(error instanceof Error ? error.cause : error, [
             locked.access_token,
             locked.refresh_token ?? undefined,
+            client?.clientSecret ?? undefined,
           ]),
         },
         'an upstream OAuth credential could not be renewed',
