@@ -32,11 +32,13 @@ unit: ## unit tests (no services)
 integration: ## integration tests against a real control plane and services started for the run
 	@npx mocha --config .mocharc.integration.json
 
-crds: ## regenerate CRD YAML (crds/generated and the chart) from the schema source
+crds: ## regenerate CRD YAML (crds/generated and the chart) and the chart's ClusterRoles from their sources
 	@$(TSX) crds/src/generate.ts
+	@$(TSX) hack/src/generate-rbac.ts
 
-crds-check: ## fail when the committed CRD YAML differs from the generator
+crds-check: ## fail when the committed CRD YAML or ClusterRoles differ from their generators
 	@$(TSX) crds/src/generate.ts --check
+	@$(TSX) hack/src/generate-rbac.ts --check
 
 cluster-up: setup ## start the local control plane and services in the background
 	@$(TSX) hack/src/cli.ts up --dir $(RUN_DIR)

@@ -6,3 +6,4 @@ export { API_KEY_PREFIX } from './auth/api-key-format.js';
 export type { TenantRecord } from './routes/tenant-record.js';
 export { loadGatewayConfig, type GatewayConfig } from './gateway/config.js';
 export { startGateway, type RunningGateway } from './gateway/server.js';
+export { API_RULES, GATEWAY_RULES } from './rbac.js';

@@ -49,3 +49,4 @@ export {
   type Mcp2026TestTool,
   startMcp2026TestServer,
 } from './mcp-2026-test-server.js';
+export { COMPONENT_RULES, rbacTemplates } from './rbac-manifests.js';

@@ -58,3 +58,4 @@ export {
   type RemoteAddressCheck,
   type RemoteAddressRule,
 } from './net/check-remote-address.js';
+export { mergeRules, type PolicyRule } from './kube/rbac.js';

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createLogger } from '@aiplane/lib';
 import { loadApiConfig, startApi, type RunningApi } from '@aiplane/api';
 import { apiEnv, createDatabase, passwordGrant, type KeycloakInfo } from '@aiplane/hack';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { environment } from './harness.js';
 import { rememberSecret } from './secrets.js';
 
@@ -40,6 +41,7 @@ export interface TestApi extends RunningApi {
 export async function startTestApi(
   name: string,
   env: Record<string, string> = {},
+  opts: { kc?: KubeConfig } = {},
 ): Promise<TestApi> {
   keycloak(); // records the environment's secrets for the log sweep
   const info = environment().info();
@@ -55,7 +57,7 @@ export async function startTestApi(
   });
   const destination = createWriteStream(join(environment().controlPlane.logDir, `${name}.log`));
   const api = await startApi(config, createLogger({ level: 'debug', name, destination }), {
-    kc: environment().controlPlane.kubeConfig(),
+    kc: opts.kc ?? environment().controlPlane.kubeConfig(),
   });
   return { ...api, url: `http://127.0.0.1:${api.port}`, databaseUrl };
 }

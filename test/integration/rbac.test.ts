@@ -1,0 +1,218 @@
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { parse } from 'yaml';
+import { API_VERSION } from '@aiplane/crds';
+import { kubeRequest } from '@aiplane/lib';
+import { rbacTemplates, waitFor, type ManagedProcess } from '@aiplane/hack';
+import { startTestApi, type TestApi } from './api-helpers.js';
+import { environment, kubeConfig } from './harness.js';
+import { caller, provisionTenant, setMembership, type Tenant } from './mcp-helpers.js';
+import { startOperatorProcess } from './operator-process.js';
+import { rememberSecret } from './secrets.js';
+
+const RELEASE = 'it-rbac';
+const NAMESPACE = 'aiplane-rbac';
+const COMPONENTS = ['operator', 'api', 'gateway'] as const;
+type Component = (typeof COMPONENTS)[number];
+const user = (c: Component) => `system:serviceaccount:${NAMESPACE}:${c}`;
+
+/** The chart's ClusterRole template rendered for this release (it has no other templating). */
+function clusterRole(component: Component): Record<string, unknown> {
+  const t = rbacTemplates().find((x) => x.path.endsWith(`clusterrole-${component}.yaml`));
+  const body = (t?.content ?? '')
+    .split('\n')
+    .filter((l) => !l.startsWith('{{-'))
+    .join('\n')
+    .replace('{{ .Release.Name }}', RELEASE);
+  return parse(body) as Record<string, unknown>;
+}
+
+async function allowed(
+  who: Component,
+  attrs: {
+    verb: string;
+    resource: string;
+    group?: string;
+    subresource?: string;
+    namespace?: string;
+  },
+): Promise<boolean> {
+  const review = await kubeRequest<{ status: { allowed: boolean } }>(kubeConfig(), {
+    method: 'POST',
+    path: '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+    body: {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: {
+        user: user(who),
+        groups: ['system:serviceaccounts', `system:serviceaccounts:${NAMESPACE}`],
+        resourceAttributes: {
+          group: attrs.group ?? '',
+          namespace: attrs.namespace ?? 'tenant-x',
+          ...attrs,
+        },
+      },
+    },
+  });
+  return review.status.allowed;
+}
+
+/** A kubeconfig acting as the component's ServiceAccount (a TokenRequest token). */
+async function serviceAccountConfig(
+  component: Component,
+): Promise<{ kc: KubeConfig; path: string }> {
+  const { status } = await kubeRequest<{ status: { token: string } }>(kubeConfig(), {
+    method: 'POST',
+    path: `/api/v1/namespaces/${NAMESPACE}/serviceaccounts/${component}/token`,
+    body: {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      spec: { expirationSeconds: 3600 },
+    },
+  });
+  rememberSecret(status.token);
+  const admin = kubeConfig();
+  const cluster = admin.getCurrentCluster();
+  if (!cluster) throw new Error('no cluster');
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [cluster],
+    users: [{ name: component, token: status.token }],
+    contexts: [{ name: component, cluster: cluster.name, user: component }],
+    currentContext: component,
+  });
+  const path = join(environment().controlPlane.logDir, `..`, `kubeconfig-${component}`);
+  writeFileSync(path, kc.exportConfig(), { mode: 0o600 });
+  return { kc, path };
+}
+
+describe('RBAC declared next to the code (generated ClusterRoles, real apiserver)', function () {
+  before(async function () {
+    const apply = (path: string, body: unknown) =>
+      kubeRequest(kubeConfig(), { method: 'POST', path, body }).catch((err: unknown) => {
+        if ((err as { code?: number }).code !== 409) throw err;
+      });
+    await apply('/api/v1/namespaces', { metadata: { name: NAMESPACE } });
+    for (const c of COMPONENTS) {
+      await apply('/apis/rbac.authorization.k8s.io/v1/clusterroles', clusterRole(c));
+      await apply(`/api/v1/namespaces/${NAMESPACE}/serviceaccounts`, { metadata: { name: c } });
+      await apply('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+        metadata: { name: `${RELEASE}-${c}` },
+        roleRef: {
+          apiGroup: 'rbac.authorization.k8s.io',
+          kind: 'ClusterRole',
+          name: `${RELEASE}-${c}`,
+        },
+        subjects: [{ kind: 'ServiceAccount', name: c, namespace: NAMESPACE }],
+      });
+    }
+  });
+
+  const samples: [Component, Parameters<typeof allowed>[1], boolean][] = [
+    ['operator', { verb: 'create', resource: 'namespaces', namespace: '' }, true],
+    [
+      'operator',
+      { verb: 'patch', group: 'aiplane.io', resource: 'mcpservers', subresource: 'status' },
+      true,
+    ],
+    ['operator', { verb: 'create', group: 'apps', resource: 'deployments' }, true],
+    ['operator', { verb: 'update', group: 'coordination.k8s.io', resource: 'leases' }, true],
+    ['operator', { verb: 'create', group: 'aiplane.io', resource: 'mcpservers' }, false],
+    ['operator', { verb: 'create', resource: 'pods', subresource: 'exec' }, false],
+    [
+      'operator',
+      {
+        verb: 'create',
+        group: 'rbac.authorization.k8s.io',
+        resource: 'clusterroles',
+        namespace: '',
+      },
+      false,
+    ],
+    ['operator', { verb: 'list', resource: 'secrets' }, false],
+    [
+      'api',
+      { verb: 'create', group: 'aiplane.io', resource: 'tenantlifecycles', namespace: '' },
+      true,
+    ],
+    ['api', { verb: 'create', resource: 'secrets' }, true],
+    ['api', { verb: 'get', resource: 'secrets' }, false],
+    [
+      'api',
+      {
+        verb: 'patch',
+        group: 'aiplane.io',
+        resource: 'tenantlifecycles',
+        subresource: 'status',
+        namespace: '',
+      },
+      false,
+    ],
+    ['api', { verb: 'create', resource: 'namespaces', namespace: '' }, false],
+    ['gateway', { verb: 'watch', group: 'aiplane.io', resource: 'mcpservers' }, true],
+    ['gateway', { verb: 'get', resource: 'secrets' }, false],
+    ['gateway', { verb: 'create', group: 'aiplane.io', resource: 'mcpservers' }, false],
+  ];
+  for (const [who, attrs, expected] of samples) {
+    const what = `${attrs.verb} ${attrs.group ? `${attrs.group}/` : ''}${attrs.resource}${attrs.subresource ? `/${attrs.subresource}` : ''}`;
+    it(`${expected ? 'lets' : 'does not let'} the ${who} ${what}`, async function () {
+      assert.equal(await allowed(who, attrs), expected);
+    });
+  }
+
+  describe('the operator and the API running as their ServiceAccounts', function () {
+    let api: TestApi;
+    let operator: ManagedProcess;
+    let a: Tenant;
+    before(async function () {
+      this.timeout(240_000);
+      const apiAccount = await serviceAccountConfig('api');
+      api = await startTestApi('api-rbac', {}, { kc: apiAccount.kc });
+      const operatorAccount = await serviceAccountConfig('operator');
+      operator = startOperatorProcess({
+        KUBECONFIG: operatorAccount.path,
+        AIPLANE_OPERATOR_LEADER_ELECTION: 'true',
+        AIPLANE_OPERATOR_LEASE_NAMESPACE: NAMESPACE,
+      });
+    });
+    after(async function () {
+      if (a) await setMembership(a.organizationId, 'admin', false);
+      await operator?.stop();
+      await api?.close();
+    });
+
+    it('provisions a tenant and runs a managed MCP server with exactly the declared permissions', async function () {
+      a = await provisionTenant(api.url, 'rbac');
+      await setMembership(a.organizationId, 'admin', true);
+      const admin = caller(api.url, 'admin', a.organizationId);
+      const r = await admin('POST', '/v1/mcp/servers', {
+        runtime: 'managed',
+        name: 'files',
+        display_name: 'Files',
+        image: 'ghcr.io/acme/files-mcp:1.0.0',
+        port: 8080,
+        env: { TOKEN: 'rbac-env' },
+      });
+      assert.equal(r.status, 200, r.text);
+      const id = (r.json() as { id: string }).id;
+      await waitFor('a status written by the operator', async () => {
+        const s = await kubeRequest<{ status?: { observedGeneration?: number } }>(kubeConfig(), {
+          method: 'GET',
+          path: `/apis/${API_VERSION}/namespaces/${a.namespace}/mcpservers/files`,
+        });
+        return s.status?.observedGeneration !== undefined;
+      });
+      await kubeRequest(kubeConfig(), {
+        method: 'GET',
+        path: `/apis/apps/v1/namespaces/${a.namespace}/deployments/files`,
+      });
+      assert.equal((await admin('DELETE', `/v1/mcp/servers/${id}`)).status, 204);
+      // Nothing was refused along the way (a refusal would be retried, and logged).
+      const log = readFileSync(operator.logFile, 'utf8');
+      assert.doesNotMatch(log, /forbidden|"status":403/i);
+      assert.match(log, /operator started/);
+    });
+  });
+});
