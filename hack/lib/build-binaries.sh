@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds etcd, kube-apiserver, kube-controller-manager and kubectl from the Go module
+# Builds etcd, kube-apiserver, kube-controller-manager, kubectl and helm from the Go module
 # proxy into ${XDG_CACHE_HOME:-~/.cache}/aiplane/bin/<name>-<version>-<modhash>/.
 # A second run finds them there and does nothing. Prints nothing but progress on stderr.
 set -euo pipefail
@@ -25,6 +25,7 @@ build() { # dir outdir pkg...
 
 kube_dir="$AIPLANE_CACHE/bin/kube-$KUBE_VERSION-$(modhash "$here/tools/kube")"
 etcd_dir="$AIPLANE_CACHE/bin/etcd-$ETCD_VERSION-$(modhash "$here/tools/etcd")"
+helm_dir="$AIPLANE_CACHE/bin/helm-$HELM_VERSION-$(modhash "$here/tools/helm")"
 
 build_etcd() {
   [ -x "$etcd_dir/etcd" ] && return 0
@@ -36,7 +37,7 @@ build_etcd() {
 }
 
 case "${1:-all}" in
-  paths) echo "KUBE_BIN_DIR=$kube_dir"; echo "ETCD_BIN_DIR=$etcd_dir"; exit 0 ;;
+  paths) echo "KUBE_BIN_DIR=$kube_dir"; echo "ETCD_BIN_DIR=$etcd_dir"; echo "HELM_BIN_DIR=$helm_dir"; exit 0 ;;
 esac
 
 build_etcd
@@ -44,3 +45,5 @@ minor=${KUBE_VERSION#v1.}; minor=${minor%%.*}
 LDFLAGS="-X k8s.io/component-base/version.gitVersion=$KUBE_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean" \
   build "$here/tools/kube" "$kube_dir" \
   k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kubectl
+LDFLAGS="-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION" \
+  build "$here/tools/helm" "$helm_dir" helm.sh/helm/v3/cmd/helm

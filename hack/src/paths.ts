@@ -34,16 +34,19 @@ export interface BinaryPaths {
   kubeApiserver: string;
   kubeControllerManager: string;
   kubectl: string;
+  helm: string;
 }
 
 export function binaryPaths(): BinaryPaths {
   const v = versions();
   const kube = join(cacheDir(), 'bin', `kube-${v.KUBE_VERSION}-${modHash('kube')}`);
   const etcd = join(cacheDir(), 'bin', `etcd-${v.ETCD_VERSION}-${modHash('etcd')}`);
+  const helm = join(cacheDir(), 'bin', `helm-${v.HELM_VERSION}-${modHash('helm')}`);
   return {
     etcd: join(etcd, 'etcd'),
     kubeApiserver: join(kube, 'kube-apiserver'),
     kubeControllerManager: join(kube, 'kube-controller-manager'),
     kubectl: join(kube, 'kubectl'),
+    helm: join(helm, 'helm'),
   };
 }
