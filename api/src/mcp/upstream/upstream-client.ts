@@ -135,10 +135,15 @@ export async function listAllTools(
   const tools: UpstreamTool[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+    // A signal of its own per page: the SDK leaves a listener on the signal of every request,
+    // so one shared signal would collect one per page.
+    const pageRequest = request.signal
+      ? { ...request, signal: AbortSignal.any([request.signal]) }
+      : request;
     const result = await client.request(
       { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
       ListToolsResultSchema,
-      request,
+      pageRequest,
     );
     tools.push(...result.tools.map(toUpstreamTool));
     cursor = result.nextCursor;
