@@ -131,7 +131,21 @@ export function createPinnedFetch(opts: PinnedFetchOptions): PinnedFetch {
   // and the gateway aborts when its client leaves.
   const agent = new Agent({ connect, bodyTimeout: 0, headersTimeout: 0 });
 
-  const pinnedFetch = async (url: string | URL, init?: RequestInit): Promise<Response> => {
+  return noRedirectFetch(agent);
+}
+
+/**
+ * The fetch for managed workloads (cluster-internal addresses, not SSRF-checked): like the
+ * pinned fetch it never follows a redirect (a workload must not steer the platform to another
+ * internal address) and sets no body or headers timeout of its own.
+ */
+export function createWorkloadFetch(): PinnedFetch {
+  return noRedirectFetch(new Agent({ bodyTimeout: 0, headersTimeout: 0 }));
+}
+
+/** A fetch through `agent` that never follows a redirect: a 3xx rejects instead. */
+function noRedirectFetch(agent: Agent): PinnedFetch {
+  const fetchNoRedirect = async (url: string | URL, init?: RequestInit): Promise<Response> => {
     const response = await undiciFetch(url, {
       // The global RequestInit and undici's differ only in their types (FormData's).
       ...(init as Parameters<typeof undiciFetch>[1]),
@@ -144,34 +158,7 @@ export function createPinnedFetch(opts: PinnedFetchOptions): PinnedFetch {
     }
     return response;
   };
-
-  return Object.assign(pinnedFetch, {
-    close: async (): Promise<void> => {
-      await agent.destroy();
-    },
-  });
-}
-
-/**
- * The fetch for managed workloads (cluster-internal addresses, not SSRF-checked): like the
- * pinned fetch it never follows a redirect (a workload must not steer the platform to another
- * internal address) and sets no body or headers timeout of its own.
- */
-export function createWorkloadFetch(): PinnedFetch {
-  const agent = new Agent({ bodyTimeout: 0, headersTimeout: 0 });
-  const workloadFetch = async (url: string | URL, init?: RequestInit): Promise<Response> => {
-    const response = await undiciFetch(url, {
-      ...(init as Parameters<typeof undiciFetch>[1]),
-      redirect: 'manual',
-      dispatcher: agent,
-    });
-    if (REDIRECT_STATUSES.has(response.status)) {
-      await response.body?.cancel().catch(() => undefined);
-      throw new RedirectRefusedError(response.status);
-    }
-    return response;
-  };
-  return Object.assign(workloadFetch, {
+  return Object.assign(fetchNoRedirect, {
     close: async (): Promise<void> => {
       await agent.destroy();
     },
