@@ -18,8 +18,7 @@ import {
 import {
   type LocalEnvironment,
   operatorEnv,
-  repoRoot,
-  startProcess,
+  startFromSource,
   StopWaiting,
   waitFor,
 } from '@aiplane/hack';
@@ -153,10 +152,9 @@ export async function mcpServers(env: LocalEnvironment, count = COUNT): Promise<
     });
 
   phase = 'starting the operator';
-  const operator = startProcess({
+  const operator = startFromSource({
     name: 'bench-mcp-operator',
-    command: process.execPath,
-    args: ['--import', 'tsx', join(repoRoot, 'operator/src/main.ts')],
+    entry: 'operator/src/main.ts',
     env: {
       ...process.env,
       ...operatorEnv(info),

@@ -5,15 +5,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { API_VERSION, TENANT_LIFECYCLE_KIND, type TenantLifecycle } from '@aiplane/crds';
 import { KubernetesObjectApi } from '@kubernetes/client-node';
-import { type LocalEnvironment, repoRoot, startProcess, waitFor } from '@aiplane/hack';
+import { type LocalEnvironment, startFromSource, waitFor } from '@aiplane/hack';
 import { memoryOf, percentile, writeResult } from './results.js';
 
 export async function runtimeReconcile(env: LocalEnvironment, count = 300): Promise<void> {
   const label = `bench-${Date.now()}`;
-  const proc = startProcess({
+  const proc = startFromSource({
     name: 'bench-operator',
-    command: process.execPath,
-    args: ['--import', 'tsx', join(repoRoot, 'test/integration/fixtures/placeholder-operator.ts')],
+    entry: 'test/integration/fixtures/placeholder-operator.ts',
     env: {
       ...process.env,
       KUBECONFIG: env.controlPlane.kubeconfigPath,

@@ -11,8 +11,7 @@ import {
   type LocalEnvironment,
   operatorEnv,
   passwordGrant,
-  repoRoot,
-  startProcess,
+  startFromSource,
   waitFor,
 } from '@aiplane/hack';
 import { memoryOf, percentile, writeResult } from './results.js';
@@ -33,10 +32,9 @@ export async function tenantLifecycle(env: LocalEnvironment): Promise<void> {
     }),
     { kc: env.controlPlane.kubeConfig() },
   );
-  const operator = startProcess({
+  const operator = startFromSource({
     name: 'operator',
-    command: process.execPath,
-    args: ['--import', 'tsx', join(repoRoot, 'operator/src/main.ts')],
+    entry: 'operator/src/main.ts',
     env: {
       ...process.env,
       ...operatorEnv(info),

@@ -1,37 +1,32 @@
 import { join } from 'node:path';
 import type { EnvironmentInfo } from './environment.js';
-import { repoRoot } from './paths.js';
-import { startProcess, type ManagedProcess } from './process.js';
+import { startFromSource, type ManagedProcess } from './process.js';
 import { apiEnv, createDatabase, operatorEnv } from './service-env.js';
 
 export const DEV_PORTS = { api: 8080, operatorHealth: 8081, gateway: 8090 } as const;
 
 /** The API, the MCP gateway and the operator, from source, wired to the local environment (for `make dev`). */
 export async function startDevServices(info: EnvironmentInfo): Promise<ManagedProcess[]> {
-  const tsx = (entry: string) => ['--import', 'tsx', join(repoRoot, entry)];
   const shared = {
     ...process.env,
     ...apiEnv(info, await createDatabase(info, 'aiplane')),
     AIPLANE_GATEWAY_PUBLIC_URL: `http://127.0.0.1:${DEV_PORTS.gateway}`,
   };
-  const api = startProcess({
+  const api = startFromSource({
     name: 'api',
-    command: process.execPath,
-    args: tsx('api/src/main.ts'),
+    entry: 'api/src/main.ts',
     env: { ...shared, AIPLANE_API_PORT: String(DEV_PORTS.api) },
     logFile: join(info.logs, 'api.log'),
   });
-  const gateway = startProcess({
+  const gateway = startFromSource({
     name: 'gateway',
-    command: process.execPath,
-    args: tsx('api/src/gateway/main.ts'),
+    entry: 'api/src/gateway/main.ts',
     env: { ...shared, AIPLANE_GATEWAY_PORT: String(DEV_PORTS.gateway) },
     logFile: join(info.logs, 'gateway.log'),
   });
-  const operator = startProcess({
+  const operator = startFromSource({
     name: 'operator',
-    command: process.execPath,
-    args: tsx('operator/src/main.ts'),
+    entry: 'operator/src/main.ts',
     env: {
       ...process.env,
       ...operatorEnv(info),

@@ -28,7 +28,12 @@ export { LocalPostgres, type PostgresInfo, postgresBinDir } from './postgres.js'
 export { binaryPaths, cacheDir, repoRoot, versions, type BinaryPaths } from './paths.js';
 export { freePort, StopWaiting, waitFor } from './ports.js';
 export { apiEnv, createDatabase, operatorEnv } from './service-env.js';
-export { startProcess, type ManagedProcess, type StartOptions } from './process.js';
+export {
+  startFromSource,
+  startProcess,
+  type ManagedProcess,
+  type StartOptions,
+} from './process.js';
 export {
   type McpTestOAuth,
   type McpTestServer,

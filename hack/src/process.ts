@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { join } from 'node:path';
+import { repoRoot } from './paths.js';
 
 /** A child process of the local control plane, its output captured in a log file. */
 export interface ManagedProcess {
@@ -70,4 +72,24 @@ export function startProcess(opts: StartOptions): ManagedProcess {
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * A TypeScript entry point of this repository (`entry` relative to the root, e.g.
+ * `operator/src/main.ts`), run from source under tsx as its own managed process. `env` is
+ * the whole environment the process gets.
+ */
+export function startFromSource(opts: {
+  name: string;
+  entry: string;
+  env: NodeJS.ProcessEnv;
+  logFile: string;
+}): ManagedProcess {
+  return startProcess({
+    name: opts.name,
+    command: process.execPath,
+    args: ['--import', 'tsx', join(repoRoot, opts.entry)],
+    env: opts.env,
+    logFile: opts.logFile,
+  });
 }

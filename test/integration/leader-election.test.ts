@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoordinationV1Api } from '@kubernetes/client-node';
-import { repoRoot, startProcess, waitFor, type ManagedProcess } from '@aiplane/hack';
+import { startFromSource, waitFor, type ManagedProcess } from '@aiplane/hack';
 import { environment, kubeConfig } from './harness.js';
 import { objectApi, uniqueName } from './kube-helpers.js';
 import { labelledTenant, readTenant, reconciledMessage } from './operator-helpers.js';
@@ -17,14 +17,9 @@ describe('leader election between two operator processes', function () {
 
   function start(identity: string): ManagedProcess {
     const env = environment();
-    const proc = startProcess({
+    const proc = startFromSource({
       name: identity,
-      command: process.execPath,
-      args: [
-        '--import',
-        'tsx',
-        join(repoRoot, 'test/integration/fixtures/placeholder-operator.ts'),
-      ],
+      entry: 'test/integration/fixtures/placeholder-operator.ts',
       env: {
         ...process.env,
         KUBECONFIG: env.controlPlane.kubeconfigPath,

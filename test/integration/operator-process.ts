@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { operatorEnv, repoRoot, startProcess, type ManagedProcess } from '@aiplane/hack';
+import { operatorEnv, startFromSource, type ManagedProcess } from '@aiplane/hack';
 import { keycloak } from './api-helpers.js';
 import { environment } from './harness.js';
 
@@ -14,10 +14,9 @@ export function startOperatorProcess(extraEnv: Record<string, string> = {}): Man
   const env = environment();
   keycloak(); // records the environment's secrets for the log sweep
   counter += 1;
-  return startProcess({
+  return startFromSource({
     name: `operator-${counter}`,
-    command: process.execPath,
-    args: ['--import', 'tsx', join(repoRoot, 'operator/src/main.ts')],
+    entry: 'operator/src/main.ts',
     env: {
       ...process.env,
       ...operatorEnv(env.info()),
