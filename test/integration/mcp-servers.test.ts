@@ -551,6 +551,13 @@ describe('MCP server management (API, kube-apiserver, PostgreSQL, Keycloak token
       assert.ok(
         after.credential_last_used_at && !Number.isNaN(Date.parse(after.credential_last_used_at)),
       );
+      // Used again within the minute: the recorded last use is not rewritten on every request.
+      assert.equal(
+        record(await admin('GET', `/v1/mcp/servers/${docs.id}/available-tools`)).status,
+        200,
+      );
+      const again = record(await admin('GET', `/v1/mcp/servers/${docs.id}`)).json() as Server;
+      assert.equal(again.credential_last_used_at, after.credential_last_used_at);
     });
 
     it('answers 403 mcp_credential_rejected when the upstream refuses the linked credential', async function () {

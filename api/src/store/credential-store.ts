@@ -22,6 +22,9 @@ interface Row {
   last_used_at: Date | null;
 }
 
+/** How stale `last_used_at` may get: it is written at most this often. */
+const LAST_USED_EVERY_MS = 60_000;
+
 const NOT_LINKED: CredentialLink = { linked: false, kind: null, lastUsedAt: null };
 
 /** The associated data binds an envelope to its row: copied to another row, it does not open. */
@@ -126,10 +129,15 @@ export class CredentialStore {
       .first();
     if (!row) return undefined;
     const value = openSecret(this.keyring, row.sealed, aad(serverId, userId));
-    const update: Record<string, unknown> = { last_used_at: this.db.fn.now() };
+    // Every gateway request uses a credential: its last use is written at most once a minute
+    // (as for API keys), not on each request.
+    const update: Record<string, unknown> = {};
+    const lastUsed = row.last_used_at?.getTime() ?? 0;
+    if (Date.now() - lastUsed >= LAST_USED_EVERY_MS) update.last_used_at = this.db.fn.now();
     if (needsReseal(this.keyring, row.sealed)) {
       update.sealed = sealSecret(this.keyring, value, aad(serverId, userId));
     }
+    if (Object.keys(update).length === 0) return { kind: row.kind, value };
     await this.db('mcp_credentials')
       .where({ server_id: serverId, user_id: userId, sealed: row.sealed })
       .update(update);
