@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Request, Response } from 'express';
-import { mcpWorkloadUrl, type McpServer, type TenantLifecycle } from '@aiplane/crds';
+import { metaTime, type McpServer, type TenantLifecycle } from '@aiplane/crds';
 import type { Logger } from '@aiplane/lib';
 import { isPlatformAdmin, type Principal } from '../auth/principal.js';
 import { ApiError } from '../errors/api-error.js';
@@ -10,7 +10,8 @@ import type { ResourceCache } from '../kube/resource-cache.js';
 import { isAllowed } from '../mcp/available-tools.js';
 import { organizationNamespace } from '../mcp/organization-namespace.js';
 import { ORGANIZATION_LABEL } from '../mcp/server-resource.js';
-import type { FetchLike } from '../mcp/upstream/index.js';
+import { ACCESS_DENIED_MESSAGE } from '../mcp/server-store.js';
+import { upstreamTarget, type UpstreamDialers } from '../mcp/upstream-target.js';
 import { isUuid } from '../validation.js';
 import {
   batchNotProcessed,
@@ -37,24 +38,18 @@ const FORWARDED_REQUEST_HEADERS = [
 /** Response headers a client sees (Mcp-Session-Id is rewritten, see SessionBinder). */
 const FORWARDED_RESPONSE_HEADERS = ['content-type', 'mcp-protocol-version', 'cache-control'];
 
-export interface ProxyDeps {
+export interface ProxyDeps extends UpstreamDialers {
   servers: ResourceCache<McpServer>;
   tenants: ResourceCache<TenantLifecycle>;
   /** The bearer token for (server, user): static, or OAuth refreshed as needed; throws ApiError. */
   bearer: (serverId: string, userId: string) => Promise<string>;
-  remoteFetch: FetchLike;
-  workloadFetch: FetchLike;
-  resolveWorkload: (url: string) => string;
   sessions: SessionBinder;
   offered: OfferedTools;
   metrics: GatewayMetrics;
   logger: Logger;
-  /** How long the upstream may take to answer with headers (streams may then run on). */
-  headersTimeoutMs: number;
 }
 
-const denied = () =>
-  new ApiError('mcp_server_access_denied', 'no MCP server with this id is available to you');
+const denied = () => new ApiError('mcp_server_access_denied', ACCESS_DENIED_MESSAGE);
 
 /** The server, when the caller may use it: a member of its organization, or a platform admin. */
 async function usableServer(d: ProxyDeps, id: string, principal: Principal): Promise<McpServer> {
@@ -64,19 +59,8 @@ async function usableServer(d: ProxyDeps, id: string, principal: Principal): Pro
   if (!server || !org || (!member && !isPlatformAdmin(principal))) throw denied();
   // The label alone is not trusted: the server must live in that organization's namespace.
   if (server.metadata.namespace !== organizationNamespace(d.tenants, org)) throw denied();
-  if ((server.metadata as { deletionTimestamp?: string }).deletionTimestamp) throw denied();
+  if (metaTime(server.metadata, 'deletionTimestamp') !== undefined) throw denied();
   return server;
-}
-
-function upstreamOf(d: ProxyDeps, server: McpServer): { url: string; fetch: FetchLike } {
-  if (server.spec.runtime === 'remote') {
-    return { url: server.spec.address ?? '', fetch: d.remoteFetch };
-  }
-  if (server.status?.ready !== true) {
-    throw new ApiError('mcp_server_not_ready', 'the managed server is not serving yet; retry');
-  }
-  // The address follows from the spec (the Service the operator made), not from status.url.
-  return { url: d.resolveWorkload(mcpWorkloadUrl(server)), fetch: d.workloadFetch };
 }
 
 /** The `params.name` of a tools/call, when it is a string. */
@@ -109,7 +93,7 @@ export async function proxy(
   const method = req.method;
   const serverId = String(req.params.server_id ?? '');
   const server = await usableServer(d, serverId, principal);
-  const upstream = upstreamOf(d, server);
+  const upstream = upstreamTarget(server, d);
   const allowlist = server.spec.toolAllowlist ?? [];
   const allowed = (name: string) => isAllowed(allowlist, name);
 

@@ -1,9 +1,10 @@
 import type { McpServer } from '@aiplane/crds';
 import type { Logger } from '@aiplane/lib';
 import { ApiError } from '../errors/api-error.js';
+import { upstreamTarget, type UpstreamDialers } from './upstream-target.js';
 import type { CredentialStore } from '../store/credential-store.js';
 import { upstreamBearer } from './oauth/upstream-bearer.js';
-import { listUpstreamTools, UpstreamError, type FetchLike } from './upstream/index.js';
+import { listUpstreamTools, UpstreamError } from './upstream/index.js';
 
 /**
  * One entry of `GET /v1/mcp/servers/{id}/available-tools` (spec: "not shown"; docs/mcp.md):
@@ -27,14 +28,8 @@ export function isAllowed(allowlist: readonly string[] | undefined, tool: string
 /** Lists an upstream's tools with the calling user's own credential. */
 export class AvailableTools {
   constructor(
-    private readonly opts: {
+    private readonly opts: UpstreamDialers & {
       credentials: CredentialStore;
-      /** Dials remote servers: every connection is checked against the address rules. */
-      remoteFetch: FetchLike;
-      /** Dials managed workloads at their in-cluster address. */
-      workloadFetch: FetchLike;
-      /** Maps a workload's in-cluster address to the one to dial (identity in a cluster). */
-      resolveWorkload: (url: string) => string;
       timeoutMs: number;
       logger: Logger;
     },
@@ -49,14 +44,7 @@ export class AvailableTools {
         'link your credential for this server first (PUT /v1/mcp/servers/{id}/credential)',
       );
     }
-    const managed = server.spec.runtime === 'managed';
-    const url = managed ? server.status?.url : server.spec.address;
-    if (managed && (server.status?.ready !== true || !url)) {
-      throw new ApiError('mcp_server_not_ready', 'the managed server is not serving yet; retry');
-    }
-    if (!url) {
-      throw new ApiError('mcp_server_unreachable', 'the MCP server has no address to dial');
-    }
+    const target = upstreamTarget(server, this.opts);
     // A static credential as is; an OAuth one renewed first when it is about to expire.
     const credential = await upstreamBearer({
       credentials: this.opts.credentials,
@@ -67,9 +55,9 @@ export class AvailableTools {
     });
     try {
       const tools = await listUpstreamTools({
-        url: managed ? this.opts.resolveWorkload(url) : url,
+        url: target.url,
         credential,
-        fetch: managed ? this.opts.workloadFetch : this.opts.remoteFetch,
+        fetch: target.fetch,
         timeoutMs: this.opts.timeoutMs,
       });
       return tools.map((t) => ({

@@ -26,7 +26,6 @@ import {
   updatedSpec,
 } from './server-resource.js';
 
-export const MCP_SERVERS_PATH = `/apis/${GROUP}/${VERSION}/${MCP_SERVER_PLURAL}`;
 const serversPath = (ns: string) =>
   `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${MCP_SERVER_PLURAL}`;
 const secretsPath = (ns: string) => `/api/v1/namespaces/${ns}/secrets`;

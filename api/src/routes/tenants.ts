@@ -3,11 +3,8 @@ import { Router } from 'express';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   API_VERSION,
-  GROUP,
   TENANT_LIFECYCLE_KIND,
-  TENANT_LIFECYCLE_PLURAL,
   TENANT_PHASES,
-  VERSION,
   type TenantLifecycle,
 } from '@aiplane/crds';
 import { httpStatusOf, kubeRequest } from '@aiplane/lib';
@@ -16,6 +13,7 @@ import { ApiError } from '../errors/api-error.js';
 import type { ResourceCache } from '../kube/resource-cache.js';
 import { isUuid, validator } from '../validation.js';
 import { tenantRecord, type TenantRecord } from './tenant-record.js';
+import { TENANT_LIFECYCLES_PATH } from '../kube/resource-paths.js';
 
 /** A namespace is `tenant-<slug>` and must be a DNS label: so a slug has at most 56 characters. */
 export const SLUG_MAX = 56;
@@ -46,7 +44,7 @@ const ListQuery = Type.Object(
 );
 const parseCreate = validator(CreateBody);
 const parseQuery = validator(ListQuery);
-const PATH = `/apis/${GROUP}/${VERSION}/${TENANT_LIFECYCLE_PLURAL}`;
+const PATH = TENANT_LIFECYCLES_PATH;
 
 function matches(r: TenantRecord, q: string): boolean {
   const needle = q.toLowerCase();

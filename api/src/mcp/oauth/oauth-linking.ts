@@ -1,5 +1,6 @@
 import { mcpWorkloadUrl } from '@aiplane/crds';
 import { gatewayUrl } from '../server-record.js';
+import { upstreamTarget, type UpstreamDialers } from '../upstream-target.js';
 import {
   exchangeAuthorization,
   startAuthorization,
@@ -10,7 +11,6 @@ import type { Logger } from '@aiplane/lib';
 import { ApiError } from '../../errors/api-error.js';
 import type { CredentialStore } from '../../store/credential-store.js';
 import type { OAuthStateStore } from '../../store/oauth-state-store.js';
-import type { FetchLike } from '../upstream/index.js';
 import { discoverAuthorization, probeChallenge } from './discovery.js';
 import { oauthFetch } from './oauth-fetch.js';
 import {
@@ -24,15 +24,10 @@ import { clientInformation, ensureClient } from './registration.js';
 import { hashStateToken, newStateToken } from './state-token.js';
 import { serializeTokenSet, tokenSetFrom } from './token-set.js';
 
-export interface McpOAuthLinkingOptions {
+/** `remoteFetch` also dials every authorization server (addresses checked at dial time). */
+export interface McpOAuthLinkingOptions extends UpstreamDialers {
   credentials: CredentialStore;
   states: OAuthStateStore;
-  /** Dials remote servers and every authorization server: addresses are checked at dial time. */
-  remoteFetch: FetchLike;
-  /** Dials managed workloads at their in-cluster address. */
-  workloadFetch: FetchLike;
-  /** Maps a workload's in-cluster address to the one to dial. */
-  resolveWorkload: (url: string) => string;
   /** `{gateway_base}`: a managed server's resource may be named by its gateway URL. */
   gatewayBase: string | null;
   /** `AIPLANE_MCP_OAUTH_REDIRECT_URL`; null when the deployment publishes none. */
@@ -74,7 +69,7 @@ export class McpOAuthLinking {
       );
     }
     const serverId = server.metadata.uid ?? '';
-    const target = this.target(server);
+    const target = upstreamTarget(server, this.opts);
     const fetch = oauthFetch(target.fetch, this.opts.timeoutMs);
     let challenge;
     try {
@@ -225,19 +220,6 @@ export class McpOAuthLinking {
   }
 
   /** Where to send the probe and discovery: the remote address, or the ready workload. */
-  private target(server: McpServer): { url: string; fetch: FetchLike } {
-    if (server.spec.runtime !== 'managed') {
-      return { url: server.spec.address ?? '', fetch: this.opts.remoteFetch };
-    }
-    if (server.status?.ready !== true) {
-      throw new ApiError('mcp_server_not_ready', 'the managed server is not serving yet; retry');
-    }
-    // The Service address from the spec, not whatever status.url says.
-    return {
-      url: this.opts.resolveWorkload(mcpWorkloadUrl(server)),
-      fetch: this.opts.workloadFetch,
-    };
-  }
 
   /** Runs one step; a failure is logged (secrets removed) and answered as 503. */
   private async step<T>(serverId: string, step: OAuthStep, run: () => Promise<T>): Promise<T> {
