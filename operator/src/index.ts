@@ -1,4 +1,4 @@
 export { ConfigError, loadOperatorConfig, type OperatorConfig } from './config.js';
 export { type ControllerFactory, type OperatorDeps, startOperator } from './operator.js';
 export { allControllers } from './controllers/index.js';
-export { OPERATOR_RULES } from './rbac.js';
+export { OPERATOR_NAMESPACE_RULES, OPERATOR_RULES } from './rbac.js';

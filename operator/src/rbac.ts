@@ -1,7 +1,7 @@
 import { mergeRules, type PolicyRule } from '@aiplane/lib';
 import { MCP_SERVER_RULES } from './controllers/mcp-server/rbac.js';
 import { TENANT_LIFECYCLE_RULES } from './controllers/tenant-lifecycle/rbac.js';
-import { RUNTIME_RULES } from './runtime/rbac.js';
+import { LEADER_ELECTION_RULES, RUNTIME_RULES } from './runtime/rbac.js';
 
 /** The operator's ClusterRole: the union of what each controller and the runtime declare. */
 export const OPERATOR_RULES: readonly PolicyRule[] = mergeRules(
@@ -9,3 +9,6 @@ export const OPERATOR_RULES: readonly PolicyRule[] = mergeRules(
   TENANT_LIFECYCLE_RULES,
   MCP_SERVER_RULES,
 );
+
+/** The operator's Role in its own namespace (the release's): what only happens there. */
+export const OPERATOR_NAMESPACE_RULES: readonly PolicyRule[] = mergeRules(LEADER_ELECTION_RULES);

@@ -1,121 +1,434 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { parseAllDocuments } from 'yaml';
-import { binaryPaths, repoRoot } from '@aiplane/hack';
-import { environment } from './harness.js';
+import { loadApiConfig, loadGatewayConfig } from '@aiplane/api';
+import { kubeRequest } from '@aiplane/lib';
+import { loadOperatorConfig } from '@aiplane/operator';
+import { repoRoot } from '@aiplane/hack';
+import { kubeConfig } from './harness.js';
+import {
+  CHART,
+  createReleaseSecrets,
+  FULL_VALUES,
+  helm,
+  kubectl,
+  type Manifest,
+  manifests,
+  refusal,
+} from './helm-helpers.js';
 
-const run = promisify(execFile);
-const CHART = join(repoRoot, 'charts', 'aiplane');
+const NAMESPACE = 'aiplane-chart';
+const RELEASE = 'it-chart';
+const CRDS = ['tenantlifecycles.aiplane.io', 'mcpservers.aiplane.io'];
 
-async function helm(...args: string[]): Promise<{ stdout: string; stderr: string }> {
-  return run(binaryPaths().helm, args, {
-    env: {
-      ...process.env,
-      KUBECONFIG: environment().info().kubeconfig,
-      HELM_CACHE_HOME: join(environment().dir, 'helm-cache'),
-      HELM_CONFIG_HOME: join(environment().dir, 'helm-config'),
-      HELM_DATA_HOME: join(environment().dir, 'helm-data'),
+/** Each values file and the Secrets (name → key → value) its release reads. */
+const VALUES: Record<string, { args: string[]; secrets: Record<string, Record<string, string>> }> =
+  {
+    default: {
+      args: [],
+      secrets: {
+        'aiplane-database': { url: 'postgres://aiplane:x@postgres:5432/aiplane' },
+        'aiplane-credential-keys': { keys: `k1:${Buffer.alloc(32, 1).toString('base64')}` },
+        'aiplane-identity-provider': { 'api-client-secret': 'a', 'operator-client-secret': 'o' },
+      },
     },
-    maxBuffer: 16 * 1024 * 1024,
-  });
+    full: {
+      args: ['-f', FULL_VALUES],
+      secrets: {
+        'platform-database': { 'postgres-url': 'postgres://aiplane:x@db.example.com:5432/aiplane' },
+        'platform-credential-keys': {
+          keyring: `k2:${Buffer.alloc(32, 2).toString('base64')},k1:${Buffer.alloc(32, 1).toString('base64')}`,
+        },
+        'platform-idp': { api: 'a', operator: 'o' },
+        'platform-tenant-db': { admin: 'postgres://admin:x@tenants.example.com:5432/postgres' },
+      },
+    },
+  };
+
+const render = async (args: string[]) =>
+  manifests((await helm('template', 'aiplane', CHART, '--namespace', NAMESPACE, ...args)).stdout);
+
+const deployment = (objects: Manifest[], component: string) => {
+  const d = objects.find(
+    (o) =>
+      o.kind === 'Deployment' && o.metadata.labels?.['app.kubernetes.io/component'] === component,
+  );
+  assert.ok(d, `no ${component} Deployment`);
+  return d as Manifest & { spec: { template: { spec: PodSpec } } };
+};
+
+interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: {
+    secretKeyRef?: { name: string; key: string };
+    fieldRef?: { fieldPath: string };
+    configMapKeyRef?: { optional?: boolean };
+  };
+}
+interface PodSpec {
+  serviceAccountName: string;
+  containers: { env: EnvVar[]; ports: { containerPort: number }[]; securityContext?: unknown }[];
 }
 
-async function refusal(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    return String((err as { stderr?: string }).stderr ?? err);
+/** The environment a container would see, Secret references resolved (a missing one fails). */
+function containerEnv(
+  spec: PodSpec,
+  secrets: Record<string, Record<string, string>>,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const v of spec.containers[0]!.env) {
+    const ref = v.valueFrom?.secretKeyRef;
+    if (ref) {
+      const value = secrets[ref.name]?.[ref.key];
+      assert.ok(value !== undefined, `${v.name} reads Secret ${ref.name} key ${ref.key}`);
+      env[v.name] = value;
+    } else if (v.valueFrom?.fieldRef) {
+      env[v.name] = v.valueFrom.fieldRef.fieldPath === 'metadata.name' ? 'pod-0' : NAMESPACE;
+    } else if (v.value !== undefined) env[v.name] = v.value;
+    else assert.ok(v.valueFrom?.configMapKeyRef?.optional, `${v.name} has a value`);
   }
-  assert.fail('helm accepted it');
+  return env;
 }
 
-const kinds = (manifests: string) =>
-  parseAllDocuments(manifests)
-    .map((d) => d.toJS() as { kind?: string; metadata?: { name?: string } } | null)
-    .filter((o): o is { kind: string; metadata: { name: string } } => !!o?.kind);
+async function serverSideDryRun(objects: Manifest[], yaml: string): Promise<void> {
+  const applied = await kubectl(
+    [
+      'apply',
+      '--server-side',
+      '--dry-run=server',
+      '--force-conflicts',
+      '--field-manager=chart-test',
+      '-f',
+      '-',
+    ],
+    yaml,
+  );
+  const lines = applied.trim().split('\n');
+  assert.equal(lines.length, objects.length, applied);
+  for (const line of lines) assert.match(line, /serverside-applied \(server dry run\)$/);
+}
 
 describe('Helm chart (helm built from the Go module proxy, the local apiserver)', function () {
-  it('passes helm lint', async function () {
-    const { stdout } = await helm('lint', CHART, '--strict');
-    assert.match(stdout, /1 chart\(s\) linted, 0 chart\(s\) failed/);
+  before(async function () {
+    await kubectl(['create', 'namespace', NAMESPACE]).catch(() => undefined);
+    // The full values enable ServiceMonitors: a stand-in CRD with upstream's field names.
+    await kubectl([
+      'apply',
+      '--server-side',
+      '-f',
+      join(repoRoot, 'test', 'integration', 'fixtures', 'servicemonitor-crd.yaml'),
+    ]);
   });
 
-  it('renders the CRDs and one ClusterRole per component by default, and every manifest passes a server-side dry-run', async function () {
-    const { stdout } = await helm('template', 'aiplane', CHART);
-    assert.deepEqual(
-      kinds(stdout)
-        .map((o) => `${o.kind}/${o.metadata.name}`)
-        .sort(),
-      [
-        'ClusterRole/aiplane-api',
-        'ClusterRole/aiplane-gateway',
-        'ClusterRole/aiplane-operator',
-        'CustomResourceDefinition/mcpservers.aiplane.io',
-        'CustomResourceDefinition/tenantlifecycles.aiplane.io',
-      ],
-    );
-    const apply = run(
-      binaryPaths().kubectl,
-      [
-        'apply',
-        '--server-side',
-        '--dry-run=server',
-        '--force-conflicts',
-        '--field-manager=chart-test',
-        '-f',
-        '-',
-      ],
-      { env: { ...process.env, KUBECONFIG: environment().info().kubeconfig } },
-    );
-    apply.child.stdin?.end(stdout);
-    const { stdout: applied } = await apply;
-    assert.equal(applied.trim().split('\n').length, 5, applied);
-    assert.match(applied, /serverside-applied \(server dry run\)/);
-  });
-
-  it('leaves the CRDs out with crds.enabled=false and marks them kept with crds.keep', async function () {
-    const off = await helm('template', 'aiplane', CHART, '--set', 'crds.enabled=false');
-    assert.ok(!kinds(off.stdout).some((o) => o.kind === 'CustomResourceDefinition'));
-    const kept = await helm('template', 'aiplane', CHART);
-    assert.match(kept.stdout, /helm\.sh\/resource-policy: keep/);
-    const notKept = await helm('template', 'aiplane', CHART, '--set', 'crds.keep=false');
-    assert.doesNotMatch(notKept.stdout, /resource-policy/);
-  });
-
-  it('refuses unknown keys and wrong types with the schema’s message', async function () {
-    assert.match(
-      await refusal(helm('template', 'aiplane', CHART, '--set', 'replicas=2')),
-      /additional properties 'replicas' not allowed/,
-    );
-    assert.match(
-      await refusal(helm('template', 'aiplane', CHART, '--set', 'rbac.create=maybe')),
-      /\/rbac\/create'?: got string, want boolean/,
-    );
-  });
-
-  it('installs into the local control plane and uninstalls cleanly', async function () {
-    // The harness installed the CRDs itself (not through Helm), so the release leaves them out.
-    await helm(
-      'install',
-      'it-chart',
-      CHART,
-      '--namespace',
-      'aiplane-chart',
-      '--create-namespace',
-      '--set',
-      'crds.enabled=false',
-      '--wait',
-      '--timeout',
-      '60s',
-    );
-    const { stdout } = await helm('status', 'it-chart', '--namespace', 'aiplane-chart');
-    assert.match(stdout, /STATUS: deployed/);
-    await helm('uninstall', 'it-chart', '--namespace', 'aiplane-chart');
-    const roles = await run(binaryPaths().kubectl, ['get', 'clusterroles', '-o', 'name'], {
-      env: { ...process.env, KUBECONFIG: environment().info().kubeconfig },
+  for (const [label, { args }] of Object.entries(VALUES)) {
+    it(`passes helm lint --strict with ${label} values`, async function () {
+      const { stdout } = await helm('lint', CHART, '--strict', ...args);
+      assert.match(stdout, /1 chart\(s\) linted, 0 chart\(s\) failed/);
     });
-    assert.doesNotMatch(roles.stdout, /it-chart-/);
+
+    it(`renders ${label} values into manifests that pass a server-side dry-run (strict field validation)`, async function () {
+      const { stdout } = await helm(
+        'template',
+        'aiplane',
+        CHART,
+        '--namespace',
+        NAMESPACE,
+        ...args,
+      );
+      await serverSideDryRun(manifests(stdout), stdout);
+    });
+
+    it(`gives each component, with ${label} values, a configuration its process accepts`, async function () {
+      const objects = await render(args);
+      const { secrets } = VALUES[label]!;
+      const api = deployment(objects, 'api').spec.template.spec;
+      const apiConfig = loadApiConfig(containerEnv(api, secrets));
+      assert.equal(apiConfig.host, '0.0.0.0');
+      assert.equal(apiConfig.port, api.containers[0]!.ports[0]!.containerPort);
+      const gateway = deployment(objects, 'gateway').spec.template.spec;
+      const gatewayConfig = loadGatewayConfig(containerEnv(gateway, secrets));
+      assert.equal(gatewayConfig.gateway.host, '0.0.0.0');
+      assert.equal(gatewayConfig.gateway.port, gateway.containers[0]!.ports[0]!.containerPort);
+      const operator = deployment(objects, 'operator').spec.template.spec;
+      const operatorConfig = loadOperatorConfig(containerEnv(operator, secrets));
+      assert.equal(operatorConfig.health.host, '0.0.0.0');
+      assert.equal(operatorConfig.health.port, operator.containers[0]!.ports[0]!.containerPort);
+      assert.ok(operatorConfig.leaderElection.enabled, 'leader election is on');
+      assert.equal(operatorConfig.leaderElection.namespace, NAMESPACE);
+      assert.equal(operatorConfig.leaderElection.name, 'aiplane-operator');
+      assert.ok(operatorConfig.tenants.identity, 'the operator reaches the identity provider');
+      if (label === 'default') {
+        assert.equal(apiConfig.oidc.issuer, 'http://keycloak:8080/realms/aiplane');
+        assert.equal(apiConfig.mcp.gatewayPublicUrl, null);
+        assert.equal(apiConfig.mcp.oauthRedirectUrl, null);
+        assert.equal(operatorConfig.tenants.database, undefined);
+      } else {
+        assert.equal(apiConfig.oidc.issuer, 'https://id.example.com/realms/platform');
+        assert.equal(apiConfig.identityProvider.url, 'http://keycloak.identity.svc:8080');
+        assert.equal(apiConfig.mcp.gatewayPublicUrl, 'https://mcp.example.com');
+        assert.equal(apiConfig.mcp.oauthRedirectUrl, 'https://portal.example.com/mcp/oauth/return');
+        assert.equal(apiConfig.mcp.credentialKeys.activeKid, 'k2');
+        assert.equal(operatorConfig.tenants.database?.host, 'tenants-db.databases.svc');
+        assert.equal(operatorConfig.tenants.database?.port, 6432);
+        assert.equal(operatorConfig.leaderElection.leaseDurationSeconds, 30);
+        assert.equal(operatorConfig.mcp.recheckMs, 60_000);
+      }
+    });
+
+    it(`runs every pod, with ${label} values, under the restricted Pod Security Standard`, async function () {
+      const ns = 'aiplane-chart-restricted';
+      await kubectl(['create', 'namespace', ns]).catch(() => undefined);
+      await kubectl([
+        'label',
+        '--overwrite',
+        'namespace',
+        ns,
+        'pod-security.kubernetes.io/enforce=restricted',
+      ]);
+      const createPod = (spec: PodSpec) =>
+        kubeRequest(kubeConfig(), {
+          method: 'POST',
+          path: `/api/v1/namespaces/${ns}/pods?dryRun=All`,
+          // The ServiceAccount does not exist there; Pod Security does not look at it.
+          body: {
+            metadata: { generateName: 'pss-' },
+            spec: { ...spec, serviceAccountName: 'default' },
+          },
+        });
+      for (const c of ['api', 'gateway', 'operator']) {
+        await createPod(deployment(await render(args), c).spec.template.spec);
+      }
+      // The namespace does enforce: the same pod without its container securityContext is refused.
+      const spec = deployment(await render(args), 'api').spec.template.spec;
+      delete spec.containers[0]!.securityContext;
+      await assert.rejects(createPod(spec), (err: { body?: unknown }) => {
+        const body = (typeof err.body === 'string' ? JSON.parse(err.body) : err.body) as {
+          message?: string;
+        };
+        assert.match(body.message ?? '', /violates PodSecurity "restricted:latest"/);
+        return true;
+      });
+    });
+  }
+
+  it('renders the components, their RBAC, the CRDs and PodDisruptionBudgets by default', async function () {
+    const names = (await render([])).map((o) => `${o.kind}/${o.metadata.name}`).sort();
+    const each = (kind: string) =>
+      ['api', 'gateway', 'operator'].map((c) => `${kind}/aiplane-${c}`);
+    assert.deepEqual(
+      names,
+      [
+        ...each('ClusterRole'),
+        ...each('ClusterRoleBinding'),
+        ...CRDS.map((c) => `CustomResourceDefinition/${c}`).reverse(),
+        ...each('Deployment'),
+        ...each('PodDisruptionBudget'),
+        'Role/aiplane-operator',
+        'RoleBinding/aiplane-operator',
+        ...each('Service'),
+        ...each('ServiceAccount'),
+      ].sort(),
+    );
+  });
+
+  it('leaves out what values turn off, and keeps the CRDs on uninstall only with crds.keep', async function () {
+    const off = await render([
+      '--set',
+      'crds.enabled=false,rbac.create=false,serviceAccount.create=false',
+      '--set',
+      'api.podDisruptionBudget.enabled=false,gateway.podDisruptionBudget.enabled=false,operator.podDisruptionBudget.enabled=false',
+    ]);
+    assert.deepEqual([...new Set(off.map((o) => o.kind))].sort(), ['Deployment', 'Service']);
+    assert.ok(
+      off.every(
+        (o) =>
+          o.kind !== 'Deployment' || JSON.stringify(o).includes('"serviceAccountName":"default"'),
+      ),
+    );
+    const kept = (await render([])).filter((o) => o.kind === 'CustomResourceDefinition');
+    assert.ok(kept.every((o) => JSON.stringify(o).includes('"helm.sh/resource-policy":"keep"')));
+    const notKept = (await render(['--set', 'crds.keep=false'])).filter(
+      (o) => o.kind === 'CustomResourceDefinition',
+    );
+    assert.ok(
+      notKept.length === 2 && notKept.every((o) => !JSON.stringify(o).includes('resource-policy')),
+    );
+    const monitors = (await render(['--set', 'metrics.serviceMonitor.enabled=true'])).filter(
+      (o) => o.kind === 'ServiceMonitor',
+    );
+    assert.deepEqual(monitors.map((m) => m.metadata.name).sort(), [
+      'aiplane-gateway',
+      'aiplane-operator',
+    ]);
+  });
+
+  it('pins the image by digest when one is given, else by tag or the appVersion', async function () {
+    const image = async (args: string[]) =>
+      JSON.stringify(deployment(await render(args), 'api')).match(/"image":"([^"]+)"/)?.[1];
+    assert.equal(await image([]), 'ghcr.io/aiplane/aiplane:0.1.0');
+    assert.equal(await image(['--set', 'image.tag=2.0.0']), 'ghcr.io/aiplane/aiplane:2.0.0');
+    const digest = `sha256:${'a'.repeat(64)}`;
+    assert.equal(
+      await image(['--set', `image.tag=2.0.0,image.digest=${digest}`]),
+      `ghcr.io/aiplane/aiplane@${digest}`,
+    );
+  });
+
+  const bad: [string, string[], RegExp][] = [
+    [
+      'an unknown key',
+      ['--set', 'replicas=2'],
+      /at '': additional properties 'replicas' not allowed/,
+    ],
+    [
+      'an unknown nested key',
+      ['--set', 'api.replica=2'],
+      /at '\/api': additional properties 'replica' not allowed/,
+    ],
+    [
+      'negative replicas',
+      ['--set', 'operator.replicas=-1'],
+      /at '\/operator\/replicas': minimum: got -1, want 1/,
+    ],
+    [
+      'a wrong type',
+      ['--set', 'rbac.create=maybe'],
+      /at '\/rbac\/create': got string, want boolean/,
+    ],
+    [
+      'no database Secret',
+      ['--set', 'database.existingSecret='],
+      /at '\/database\/existingSecret': minLength: got 0, want 1/,
+    ],
+    [
+      'an identity provider that is not http(s)',
+      ['--set', 'identityProvider.url=ftp://idp'],
+      /at '\/identityProvider\/url': 'ftp:\/\/idp' does not match pattern/,
+    ],
+    [
+      'a malformed digest',
+      ['--set', 'image.digest=sha256:abc'],
+      /at '\/image\/digest': 'sha256:abc' does not match pattern/,
+    ],
+    [
+      'an unknown log level',
+      ['--set', 'logLevel=verbose'],
+      /at '\/logLevel': value must be one of/,
+    ],
+  ];
+  for (const [what, args, message] of bad) {
+    it(`refuses ${what} with the schema's message`, async function () {
+      assert.match(await refusal(helm('template', 'aiplane', CHART, ...args)), message);
+    });
+  }
+
+  describe('helm install into the local control plane', function () {
+    before(async function () {
+      // The harness installed the CRDs; let this release adopt them (Helm's ownership metadata)
+      // so the install also proves the chart's CRDs are accepted and served.
+      for (const crd of CRDS) {
+        await kubectl([
+          'annotate',
+          '--overwrite',
+          'crd',
+          crd,
+          `meta.helm.sh/release-name=${RELEASE}`,
+          `meta.helm.sh/release-namespace=${NAMESPACE}`,
+        ]);
+        await kubectl(['label', '--overwrite', 'crd', crd, 'app.kubernetes.io/managed-by=Helm']);
+      }
+    });
+    after(async function () {
+      await helm('uninstall', RELEASE, '--namespace', NAMESPACE).catch(() => undefined);
+      for (const crd of CRDS) {
+        await kubectl([
+          'annotate',
+          'crd',
+          crd,
+          'meta.helm.sh/release-name-',
+          'meta.helm.sh/release-namespace-',
+          'helm.sh/resource-policy-',
+        ]).catch(() => undefined);
+        await kubectl(['label', 'crd', crd, 'app.kubernetes.io/managed-by-']).catch(
+          () => undefined,
+        );
+      }
+    });
+
+    it('fails naming the missing Secret, then the missing key, before creating anything', async function () {
+      const install = () => helm('install', RELEASE, CHART, '--namespace', NAMESPACE);
+      assert.match(
+        await refusal(install()),
+        /database\.existingSecret: Secret "aiplane-database" not found in namespace "aiplane-chart"/,
+      );
+      await kubectl([
+        '-n',
+        NAMESPACE,
+        'create',
+        'secret',
+        'generic',
+        'aiplane-database',
+        '--from-literal=postgres=x',
+      ]);
+      assert.match(
+        await refusal(install()),
+        /database\.existingSecret: Secret "aiplane-database" has no key "url"/,
+      );
+      await kubectl(['-n', NAMESPACE, 'delete', 'secret', 'aiplane-database']);
+      assert.equal(
+        (await kubectl(['-n', NAMESPACE, 'get', 'deploy,sa,svc', '-o', 'name'])).trim(),
+        'serviceaccount/default',
+      );
+    });
+
+    it('installs: the objects are accepted and the CRDs are served', async function () {
+      await createReleaseSecrets(NAMESPACE);
+      const { stdout } = await helm('install', RELEASE, CHART, '--namespace', NAMESPACE);
+      assert.match(stdout, /STATUS: deployed/);
+      assert.match(stdout, /kubectl -n aiplane-chart port-forward svc\/it-chart-api 8080:8080/);
+      const objects = (
+        await kubectl(['-n', NAMESPACE, 'get', 'deploy,svc,sa,pdb,role,rolebinding', '-o', 'name'])
+      )
+        .trim()
+        .split('\n')
+        .sort();
+      for (const c of ['api', 'gateway', 'operator']) {
+        for (const kind of [
+          'deployment.apps',
+          'service',
+          'serviceaccount',
+          'poddisruptionbudget.policy',
+        ]) {
+          assert.ok(
+            objects.includes(`${kind}/${RELEASE}-${c}`),
+            `${kind}/${RELEASE}-${c} in ${objects.join(' ')}`,
+          );
+        }
+      }
+      for (const crd of CRDS) {
+        const established = await kubectl([
+          'get',
+          'crd',
+          crd,
+          '-o',
+          'jsonpath={.status.conditions[?(@.type=="Established")].status} {.metadata.annotations.meta\\.helm\\.sh/release-name}',
+        ]);
+        assert.equal(established, `True ${RELEASE}`);
+      }
+      await kubectl(['get', 'tenantlifecycles,mcpservers', '--all-namespaces']);
+    });
+
+    it('uninstalls: the release’s objects go, the CRDs stay (crds.keep)', async function () {
+      await helm('uninstall', RELEASE, '--namespace', NAMESPACE, '--wait', '--timeout', '60s');
+      assert.doesNotMatch(
+        await kubectl(['get', 'clusterroles,clusterrolebindings', '-o', 'name']),
+        /it-chart-/,
+      );
+      assert.equal(
+        (await kubectl(['-n', NAMESPACE, 'get', 'deploy,svc,pdb,role', '-o', 'name'])).trim(),
+        '',
+      );
+      for (const crd of CRDS) await kubectl(['get', 'crd', crd]);
+    });
   });
 });

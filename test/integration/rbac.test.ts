@@ -2,32 +2,22 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { parse } from 'yaml';
 import { API_VERSION } from '@aiplane/crds';
 import { kubeRequest } from '@aiplane/lib';
-import { rbacTemplates, waitFor, type ManagedProcess } from '@aiplane/hack';
+import { waitFor, type ManagedProcess } from '@aiplane/hack';
 import { startTestApi, type TestApi } from './api-helpers.js';
 import { environment, kubeConfig } from './harness.js';
+import { CHART, createReleaseSecrets, helm, kubectl } from './helm-helpers.js';
 import { caller, provisionTenant, setMembership, type Tenant } from './mcp-helpers.js';
 import { startOperatorProcess } from './operator-process.js';
 import { rememberSecret } from './secrets.js';
 
 const RELEASE = 'it-rbac';
 const NAMESPACE = 'aiplane-rbac';
-const COMPONENTS = ['operator', 'api', 'gateway'] as const;
-type Component = (typeof COMPONENTS)[number];
-const user = (c: Component) => `system:serviceaccount:${NAMESPACE}:${c}`;
-
-/** The chart's ClusterRole template rendered for this release (it has no other templating). */
-function clusterRole(component: Component): Record<string, unknown> {
-  const t = rbacTemplates().find((x) => x.path.endsWith(`clusterrole-${component}.yaml`));
-  const body = (t?.content ?? '')
-    .split('\n')
-    .filter((l) => !l.startsWith('{{-'))
-    .join('\n')
-    .replace('{{ .Release.Name }}', RELEASE);
-  return parse(body) as Record<string, unknown>;
-}
+type Component = 'operator' | 'api' | 'gateway';
+/** The chart's ServiceAccount of a component. */
+const account = (c: Component) => `${RELEASE}-${c}`;
+const user = (c: Component) => `system:serviceaccount:${NAMESPACE}:${account(c)}`;
 
 async function allowed(
   who: Component,
@@ -65,7 +55,7 @@ async function serviceAccountConfig(
 ): Promise<{ kc: KubeConfig; path: string }> {
   const { status } = await kubeRequest<{ status: { token: string } }>(kubeConfig(), {
     method: 'POST',
-    path: `/api/v1/namespaces/${NAMESPACE}/serviceaccounts/${component}/token`,
+    path: `/api/v1/namespaces/${NAMESPACE}/serviceaccounts/${account(component)}/token`,
     body: {
       apiVersion: 'authentication.k8s.io/v1',
       kind: 'TokenRequest',
@@ -88,26 +78,16 @@ async function serviceAccountConfig(
   return { kc, path };
 }
 
-describe('RBAC declared next to the code (generated ClusterRoles, real apiserver)', function () {
+describe('RBAC declared next to the code (the chart installed with Helm, real apiserver)', function () {
   before(async function () {
-    const apply = (path: string, body: unknown) =>
-      kubeRequest(kubeConfig(), { method: 'POST', path, body }).catch((err: unknown) => {
-        if ((err as { code?: number }).code !== 409) throw err;
-      });
-    await apply('/api/v1/namespaces', { metadata: { name: NAMESPACE } });
-    for (const c of COMPONENTS) {
-      await apply('/apis/rbac.authorization.k8s.io/v1/clusterroles', clusterRole(c));
-      await apply(`/api/v1/namespaces/${NAMESPACE}/serviceaccounts`, { metadata: { name: c } });
-      await apply('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
-        metadata: { name: `${RELEASE}-${c}` },
-        roleRef: {
-          apiGroup: 'rbac.authorization.k8s.io',
-          kind: 'ClusterRole',
-          name: `${RELEASE}-${c}`,
-        },
-        subjects: [{ kind: 'ServiceAccount', name: c, namespace: NAMESPACE }],
-      });
-    }
+    // The release's ServiceAccounts, ClusterRoles, bindings and the operator's Role, as a user
+    // installs them (the harness already installed the CRDs).
+    await kubectl(['create', 'namespace', NAMESPACE]).catch(() => undefined);
+    await createReleaseSecrets(NAMESPACE);
+    await helm('install', RELEASE, CHART, '--namespace', NAMESPACE, '--set', 'crds.enabled=false');
+  });
+  after(async function () {
+    await helm('uninstall', RELEASE, '--namespace', NAMESPACE).catch(() => undefined);
   });
 
   const samples: [Component, Parameters<typeof allowed>[1], boolean][] = [
@@ -118,7 +98,12 @@ describe('RBAC declared next to the code (generated ClusterRoles, real apiserver
       true,
     ],
     ['operator', { verb: 'create', group: 'apps', resource: 'deployments' }, true],
-    ['operator', { verb: 'update', group: 'coordination.k8s.io', resource: 'leases' }, true],
+    [
+      'operator',
+      { verb: 'update', group: 'coordination.k8s.io', resource: 'leases', namespace: NAMESPACE },
+      true,
+    ],
+    ['operator', { verb: 'update', group: 'coordination.k8s.io', resource: 'leases' }, false],
     ['operator', { verb: 'create', group: 'aiplane.io', resource: 'mcpservers' }, false],
     ['operator', { verb: 'create', resource: 'pods', subresource: 'exec' }, false],
     [
@@ -152,11 +137,16 @@ describe('RBAC declared next to the code (generated ClusterRoles, real apiserver
     ],
     ['api', { verb: 'create', resource: 'namespaces', namespace: '' }, false],
     ['gateway', { verb: 'watch', group: 'aiplane.io', resource: 'mcpservers' }, true],
+    [
+      'api',
+      { verb: 'create', group: 'coordination.k8s.io', resource: 'leases', namespace: NAMESPACE },
+      false,
+    ],
     ['gateway', { verb: 'get', resource: 'secrets' }, false],
     ['gateway', { verb: 'create', group: 'aiplane.io', resource: 'mcpservers' }, false],
   ];
   for (const [who, attrs, expected] of samples) {
-    const what = `${attrs.verb} ${attrs.group ? `${attrs.group}/` : ''}${attrs.resource}${attrs.subresource ? `/${attrs.subresource}` : ''}`;
+    const what = `${attrs.verb} ${attrs.group ? `${attrs.group}/` : ''}${attrs.resource}${attrs.subresource ? `/${attrs.subresource}` : ''}${attrs.namespace === '' ? ' (cluster-wide)' : ` in ${attrs.namespace ?? 'tenant-x'}`}`;
     it(`${expected ? 'lets' : 'does not let'} the ${who} ${what}`, async function () {
       assert.equal(await allowed(who, attrs), expected);
     });
