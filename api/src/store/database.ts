@@ -26,7 +26,18 @@ export function connect(databaseUrl: string): Knex {
   });
 }
 
-/** Applies pending migrations; knex's lock table keeps concurrent replicas from racing. */
+/** pg_advisory_xact_lock key ("aipl" in ASCII), the same constant in every replica. */
+const MIGRATION_LOCK = 0x61_69_70_6c;
+
+/**
+ * Applies pending migrations. Replicas of the API and the gateway start together on one
+ * database, and knex's own lock table cannot serialise them (creating that table races, and a
+ * held lock fails instead of waiting), so a transaction-scoped advisory lock queues them: the
+ * first migrates, the others then find nothing pending.
+ */
 export async function migrate(db: Knex): Promise<void> {
-  await db.migrate.latest({ migrationSource: source });
+  await db.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK]);
+    await db.migrate.latest({ migrationSource: source });
+  });
 }
