@@ -5,7 +5,7 @@ SHELL := /bin/bash
 RUN_DIR ?= $(CURDIR)/.run
 TSX := node --import tsx
 
-.PHONY: help setup dev test lint typecheck unit integration crds crds-check cluster-up cluster-down bench clean
+.PHONY: help setup dev test lint typecheck unit integration crds crds-check cluster-up cluster-down bench clean image-bundle image e2e-kind
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -48,6 +48,15 @@ cluster-down: ## stop what cluster-up started
 
 bench: setup ## benchmarks; results in bench/results/
 	@$(TSX) bench/run.ts
+
+image-bundle: ## bundle api, gateway and operator into dist/image (what the container image runs)
+	@$(TSX) hack/src/image/bundle.ts
+
+image: ## build the container image (needs Docker): IMAGE=ghcr.io/aiplane/aiplane:dev
+	docker build -t $${IMAGE:-ghcr.io/aiplane/aiplane:dev} .
+
+e2e-kind: setup ## the e2e suite on a kind cluster (needs Docker; see e2e/README.md)
+	@e2e/run-kind.sh
 
 clean: cluster-down ## remove build output and the run directory
 	rm -rf $(RUN_DIR) dist */dist

@@ -1,0 +1,147 @@
+// `make image-bundle`: bundles the api, the gateway and the operator into dist/image, the only
+// thing the container image carries (docs/adr/0013-container-image.md).
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type Metafile } from 'esbuild';
+import { repoRoot } from '../paths.js';
+import { COMPONENTS } from './components.js';
+
+/**
+ * Modules dependencies `require` lazily (inside a function or a try block) that the image
+ * does without, left as plain `require` calls: knex's other dialects' drivers (a dialect
+ * requires its driver only when chosen; only `pg`, pure JS, is used), and optional native
+ * add-ons that their users try and fall back from. Listing the try-block ones too keeps the
+ * bundle from depending on what happens to be installed where it is built.
+ */
+export const NOT_BUNDLED = [
+  // knex dialects other than PostgreSQL
+  'better-sqlite3',
+  'sqlite3',
+  'mysql',
+  'mysql2',
+  'mariadb',
+  'oracledb',
+  'tedious',
+  // knex's PostgreSQL streaming (only with `.stream()`) and pg's native binding (`pg.native`)
+  'pg-query-stream',
+  'pg-native',
+  // ws's optional native speed-ups (it falls back to JavaScript)
+  'bufferutil',
+  'utf-8-validate',
+] as const;
+
+/**
+ * CommonJS dependencies (express, pg, knex, pino, …) use `require`, `__filename` and
+ * `__dirname`, which an ES module does not have; every output file defines them first.
+ */
+const CJS_SHIM = [
+  "import { createRequire as __aiplaneCreateRequire } from 'node:module';",
+  "import { dirname as __aiplaneDirname } from 'node:path';",
+  "import { fileURLToPath as __aiplaneFileURLToPath } from 'node:url';",
+  'const require = __aiplaneCreateRequire(import.meta.url);',
+  'const __filename = __aiplaneFileURLToPath(import.meta.url);',
+  'const __dirname = __aiplaneDirname(__filename);',
+].join('\n');
+
+export interface BundleResult {
+  /** The image's files (relative to outDir) and their sizes in bytes. */
+  files: { path: string; bytes: number }[];
+  totalBytes: number;
+  /** Where the source maps and the metafile went (`<outDir>-debug`, not part of the image). */
+  debugDir: string;
+  metafile: Metafile;
+}
+
+/**
+ * Bundles `aiplane.mjs` (the entry point) and one file per component into `outDir` (emptied
+ * first), shared code in `chunks/`. Source maps and esbuild's metafile go to the sibling
+ * `<outDir>-debug`, so the map's relative source paths still resolve from there.
+ */
+export async function bundleImage(outDir: string): Promise<BundleResult> {
+  const out = resolve(outDir);
+  const debugDir = `${out}-debug`;
+  const result = await build({
+    absWorkingDir: repoRoot,
+    entryPoints: [
+      { in: join(repoRoot, 'hack/src/image/entry.ts'), out: 'aiplane' },
+      ...Object.entries(COMPONENTS).map(([name, { main }]) => ({
+        in: join(repoRoot, main),
+        out: name,
+      })),
+    ],
+    outdir: out,
+    bundle: true,
+    splitting: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    outExtension: { '.js': '.mjs' },
+    entryNames: '[name]',
+    chunkNames: 'chunks/[name]-[hash]',
+    banner: { js: CJS_SHIM },
+    external: [...NOT_BUNDLED],
+    sourcemap: 'external',
+    metafile: true,
+    write: false,
+    logLevel: 'error',
+  });
+  await rm(out, { recursive: true, force: true });
+  await rm(debugDir, { recursive: true, force: true });
+  const files: BundleResult['files'] = [];
+  for (const file of result.outputFiles) {
+    const isMap = file.path.endsWith('.map');
+    const target = isMap ? join(debugDir, relative(out, file.path)) : file.path;
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, file.contents);
+    if (!isMap) files.push({ path: relative(out, file.path), bytes: file.contents.byteLength });
+  }
+  await writeFile(join(debugDir, 'meta.json'), JSON.stringify(result.metafile));
+  files.sort((a, b) => (a.path < b.path ? -1 : 1));
+  const totalBytes = files.reduce((sum, f) => sum + f.bytes, 0);
+  return { files, totalBytes, debugDir, metafile: result.metafile };
+}
+
+/** The biggest inputs of the bundle (by bytes in the output), for the summary. */
+function biggestPackages(metafile: Metafile, count: number): [string, number][] {
+  const byPackage = new Map<string, number>();
+  for (const output of Object.values(metafile.outputs)) {
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
+      const key = m?.[1] ?? input.split('/')[0] ?? input;
+      byPackage.set(key, (byPackage.get(key) ?? 0) + bytesInOutput);
+    }
+  }
+  return [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, count);
+}
+
+const kib = (bytes: number): string => `${(bytes / 1024).toFixed(0)} KiB`;
+
+/** `make image-bundle`: bundles into dist/image and prints what it wrote. */
+async function main(): Promise<void> {
+  const outDir = join(repoRoot, 'dist', 'image');
+  const result = await bundleImage(outDir);
+  for (const f of result.files.filter((f) => !f.path.startsWith('chunks/'))) {
+    console.log(`  ${f.path.padEnd(16)} ${kib(f.bytes)}`);
+  }
+  const chunks = result.files.filter((f) => f.path.startsWith('chunks/'));
+  const chunkBytes = chunks.reduce((sum, f) => sum + f.bytes, 0);
+  console.log(`  chunks/ (${chunks.length} files) ${kib(chunkBytes)}`);
+  console.log(
+    `${relative(repoRoot, outDir)}: ${kib(result.totalBytes)} in ${result.files.length} files`,
+  );
+  console.log(
+    `largest inputs: ${biggestPackages(result.metafile, 8)
+      .map(([name, bytes]) => `${name} ${kib(bytes)}`)
+      .join(', ')}`,
+  );
+  console.log(`source maps and metafile: ${relative(repoRoot, result.debugDir)}`);
+}
+
+// No top-level await: tests import this module, and mocha loads test files with require().
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,315 @@
+// The container image carries only dist/image (docs/adr/0013-container-image.md). These tests
+// bundle into a directory outside the repository, where no node_modules can be found, and run
+// each component from there against the local environment, as the image would.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { CoordinationV1Api } from '@kubernetes/client-node';
+import {
+  apiEnv,
+  createDatabase,
+  operatorEnv,
+  repoRoot,
+  startProcess,
+  StopWaiting,
+  waitFor,
+  type ManagedProcess,
+} from '@aiplane/hack';
+import { bundleImage, type BundleResult } from '../../hack/src/image/bundle.js';
+import { call, keycloak } from './api-helpers.js';
+import { environment, kubeConfig } from './harness.js';
+import { uniqueName } from './kube-helpers.js';
+import { rememberedSecrets, rememberSecret } from './secrets.js';
+
+const USAGE = 'usage: aiplane <api|gateway|operator>';
+
+/** What every process gets besides its configuration: no NODE_PATH, NODE_OPTIONS or HOME. */
+const BASE_ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: 'production' };
+
+/** `dir` and its ancestors have no node_modules directory to resolve anything from. */
+function assertNoNodeModulesAbove(dir: string): void {
+  for (let d = dir; ; d = dirname(d)) {
+    assert.ok(!existsSync(join(d, 'node_modules')), `${d} has a node_modules directory`);
+    if (dirname(d) === d) return;
+  }
+}
+
+function without(env: Record<string, string>, name: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter(([key]) => key !== name));
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)))
+    .sort();
+}
+
+/** The `port` of the first JSON log line whose msg is `message`, if it was written yet. */
+function loggedPort(logFile: string, message: string): number | undefined {
+  if (!existsSync(logFile)) return undefined;
+  for (const line of readFileSync(logFile, 'utf8').split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const entry = JSON.parse(line) as { msg?: string; port?: number };
+    if (entry.msg === message && typeof entry.port === 'number') return entry.port;
+  }
+  return undefined;
+}
+
+describe('the image bundle, run from a directory outside the repository', function () {
+  let root: string | undefined;
+  let image: string;
+  let bundle: BundleResult;
+  const procs: ManagedProcess[] = [];
+  const leaseName = uniqueName('image-bundle');
+  const identity = uniqueName('image-operator');
+  let apiConfig: Record<string, string>;
+
+  /** Runs `aiplane.mjs <args>` to its exit (30 s at most). */
+  async function runToExit(
+    args: string[],
+    env: Record<string, string> = {},
+  ): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const child = spawn(process.execPath, [join(image, 'aiplane.mjs'), ...args], {
+      cwd: image,
+      env: { ...BASE_ENV, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const [code] = (await once(child, 'close')) as [number | null];
+    clearTimeout(timer);
+    return { code, stdout, stderr };
+  }
+
+  /** Starts `aiplane.mjs <component>` in the background, logging to the run's log directory. */
+  function start(component: string, env: Record<string, string>): ManagedProcess {
+    const proc = startProcess({
+      name: `image-${component}`,
+      command: process.execPath,
+      args: [join(image, 'aiplane.mjs'), component],
+      env: { ...BASE_ENV, AIPLANE_LOG_LEVEL: 'debug', ...env },
+      cwd: image,
+      logFile: join(environment().controlPlane.logDir, `image-bundle-${component}.log`),
+    });
+    procs.push(proc);
+    return proc;
+  }
+
+  /** The port `proc` logged with `message`; gives up at once when the process exits. */
+  async function portOf(proc: ManagedProcess, message: string): Promise<number> {
+    let port: number | undefined;
+    await waitFor(`${proc.name} to log "${message}"`, () => {
+      port = loggedPort(proc.logFile, message);
+      if (port === undefined && proc.child.exitCode !== null) {
+        throw new StopWaiting(`${proc.name} exited with ${proc.child.exitCode} (${proc.logFile})`);
+      }
+      return Promise.resolve(port !== undefined);
+    });
+    return port as number;
+  }
+
+  async function ready(url: string): Promise<void> {
+    await waitFor(`${url} to answer 200`, async () => (await fetch(url)).status === 200);
+  }
+
+  /** The Lease's holder ('' when released). */
+  async function leaseHolder(): Promise<string> {
+    const api = kubeConfig().makeApiClient(CoordinationV1Api);
+    const lease = await api.readNamespacedLease({ name: leaseName, namespace: 'default' });
+    return lease.spec?.holderIdentity ?? '';
+  }
+
+  before(async function () {
+    const dir = mkdtempSync(join(tmpdir(), 'aiplane-image-'));
+    root = dir;
+    image = join(dir, 'image');
+    bundle = await bundleImage(image);
+    const info = environment().info();
+    keycloak(); // records the environment's secrets for the log sweep
+    rememberSecret(info.postgres.password);
+    rememberSecret(info.credentialKeys.split(':')[1]);
+    apiConfig = apiEnv(info, await createDatabase(info, 'image_bundle', { fresh: true }));
+  });
+
+  after(async function () {
+    try {
+      await Promise.all(procs.map((p) => p.stop('SIGTERM', 10_000)));
+      await kubeConfig()
+        .makeApiClient(CoordinationV1Api)
+        .deleteNamespacedLease({ name: leaseName, namespace: 'default' })
+        .catch(() => undefined);
+    } finally {
+      if (root) rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('holds only the entry file, one file per component and shared chunks: no node_modules, no source maps', function () {
+    assert.ok(relative(repoRoot, image).startsWith('..'), 'bundled inside the repository');
+    assertNoNodeModulesAbove(image);
+    const files = filesUnder(image);
+    assert.deepEqual(
+      files.filter((f) => !f.startsWith('chunks/')),
+      ['aiplane.mjs', 'api.mjs', 'gateway.mjs', 'operator.mjs'],
+    );
+    assert.ok(
+      files.every((f) => f.endsWith('.mjs')),
+      `unexpected files: ${files.join(', ')}`,
+    );
+    assert.deepEqual(
+      files,
+      bundle.files.map((f) => f.path).sort(),
+      'bundleImage reports what it wrote',
+    );
+    assert.ok(existsSync(join(`${image}-debug`, 'meta.json')), 'no metafile beside the bundle');
+    assert.ok(
+      filesUnder(`${image}-debug`).some((f) => f.endsWith('.mjs.map')),
+      'no source maps beside the bundle',
+    );
+    const mib = bundle.totalBytes / 2 ** 20;
+    console.log(`      bundle: ${mib.toFixed(1)} MiB in ${files.length} files`);
+    assert.ok(mib < 24, `the bundle grew to ${mib.toFixed(1)} MiB`);
+  });
+
+  for (const args of [[], ['worker'], ['--help'], ['api', 'operator']]) {
+    it(`prints the usage and exits 2 for ${JSON.stringify(args)}`, async function () {
+      const r = await runToExit(args);
+      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.stderr, `${USAGE}\n`);
+      assert.equal(r.stdout, '');
+    });
+  }
+
+  /** A component, the configuration it gets (one required variable left out), the problem. */
+  const misconfigured: [string, () => Record<string, string>, string][] = [
+    ['api', () => without(apiConfig, 'AIPLANE_DATABASE_URL'), 'AIPLANE_DATABASE_URL is required'],
+    [
+      'gateway',
+      () => without(apiConfig, 'AIPLANE_CREDENTIAL_KEYS'),
+      'AIPLANE_CREDENTIAL_KEYS is required',
+    ],
+    [
+      'operator',
+      () => without(operatorEnv(environment().info()), 'AIPLANE_OPERATOR_IDP_CLIENT_SECRET'),
+      'AIPLANE_OPERATOR_IDP_CLIENT_SECRET is required with AIPLANE_IDP_URL',
+    ],
+  ];
+  for (const [component, env, problem] of misconfigured) {
+    it(`exits 2 naming the problem when the ${component} misses a required variable`, async function () {
+      const r = await runToExit([component], env());
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /^invalid configuration:\n/);
+      assert.ok(r.stderr.includes(problem), r.stderr);
+      for (const secret of rememberedSecrets()) {
+        assert.ok(!r.stderr.includes(secret), 'the error shows a secret');
+      }
+    });
+  }
+
+  describe('aiplane.mjs api', function () {
+    let proc: ManagedProcess;
+    let url: string;
+
+    before(async function () {
+      proc = start('api', { ...apiConfig, AIPLANE_API_HOST: '127.0.0.1', AIPLANE_API_PORT: '0' });
+      url = `http://127.0.0.1:${await portOf(proc, 'api listening')}`;
+    });
+
+    it('answers /readyz with 200 once the database is migrated and the caches synced', async function () {
+      await ready(`${url}/readyz`);
+    });
+
+    it('answers an unauthenticated GET /v1/mcp/servers with 401 authentication_required', async function () {
+      const r = await call(`${url}/v1/mcp/servers`);
+      assert.equal(r.status, 401, r.text);
+      assert.match(r.headers.get('content-type') ?? '', /^application\/json/);
+      const body = r.json() as { error: { code: string; message: string } };
+      assert.equal(body.error.code, 'authentication_required');
+      assert.equal(typeof body.error.message, 'string');
+      assert.equal(r.headers.get('www-authenticate'), 'Bearer realm="aiplane"');
+    });
+
+    it('stops on SIGTERM with exit code 0', async function () {
+      await proc.stop('SIGTERM', 10_000);
+      assert.equal(await proc.exited, 0);
+    });
+  });
+
+  describe('aiplane.mjs gateway', function () {
+    let proc: ManagedProcess;
+    let url: string;
+
+    before(async function () {
+      // After the API's suite: the API has migrated the database they share.
+      proc = start('gateway', {
+        ...apiConfig,
+        AIPLANE_GATEWAY_HOST: '127.0.0.1',
+        AIPLANE_GATEWAY_PORT: '0',
+      });
+      url = `http://127.0.0.1:${await portOf(proc, 'gateway listening')}`;
+    });
+
+    it('answers /readyz with 200', async function () {
+      await ready(`${url}/readyz`);
+    });
+
+    it('answers an unauthenticated MCP request with 401 and a JSON-RPC error', async function () {
+      const r = await call(`${url}/servers/${uniqueName('x')}/mcp`, {
+        method: 'POST',
+        headers: { accept: 'application/json, text/event-stream' },
+        body: { jsonrpc: '2.0', id: 1, method: 'ping' },
+      });
+      assert.equal(r.status, 401, r.text);
+      const body = r.json() as { jsonrpc: string; error: { data?: { code?: string } } };
+      assert.equal(body.jsonrpc, '2.0');
+      assert.equal(body.error.data?.code, 'authentication_required');
+    });
+
+    it('stops on SIGTERM with exit code 0', async function () {
+      await proc.stop('SIGTERM', 10_000);
+      assert.equal(await proc.exited, 0);
+    });
+  });
+
+  describe('aiplane.mjs operator', function () {
+    let proc: ManagedProcess;
+    let healthUrl: string;
+
+    before(async function () {
+      proc = start('operator', {
+        ...operatorEnv(environment().info()),
+        POD_NAME: identity,
+        AIPLANE_OPERATOR_HEALTH_HOST: '127.0.0.1',
+        AIPLANE_OPERATOR_HEALTH_PORT: '0',
+        AIPLANE_OPERATOR_LEADER_ELECTION: 'true',
+        AIPLANE_OPERATOR_LEASE_NAME: leaseName,
+        AIPLANE_OPERATOR_LEASE_NAMESPACE: 'default',
+        AIPLANE_OPERATOR_SHUTDOWN_GRACE_MS: '5000',
+      });
+      healthUrl = `http://127.0.0.1:${await portOf(proc, 'operator started')}`;
+    });
+
+    it('takes its own Lease', async function () {
+      await waitFor(`${identity} to hold ${leaseName}`, async () => {
+        if (proc.child.exitCode !== null) throw new StopWaiting(`${proc.name} exited`);
+        return (await leaseHolder()) === identity;
+      });
+    });
+
+    it('answers /readyz on its health port with 200', async function () {
+      await ready(`${healthUrl}/readyz`);
+    });
+
+    it('releases the Lease and exits 0 on SIGTERM', async function () {
+      await proc.stop('SIGTERM', 10_000);
+      assert.equal(await proc.exited, 0);
+      assert.equal(await leaseHolder(), '');
+    });
+  });
+});
