@@ -317,8 +317,11 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
     ],
   ];
   for (const [what, args, message] of bad) {
-    it(`refuses ${what} with the schema's message`, async function () {
+    it(`refuses ${what} at helm install and helm template, with the schema's message`, async function () {
+      const install = helm('install', 'it-chart-bad', CHART, '--namespace', NAMESPACE, ...args);
+      assert.match(await refusal(install), message);
       assert.match(await refusal(helm('template', 'aiplane', CHART, ...args)), message);
+      await assert.rejects(helm('status', 'it-chart-bad', '--namespace', NAMESPACE), /not found/);
     });
   }
 
