@@ -10,6 +10,8 @@
 #   KIND, HELM, KUBECTL  use these binaries instead of the pinned ones
 #   E2E_ARTIFACTS_DIR    where diagnostics go when the suite fails (default: a temp dir)
 set -euo pipefail
+# Keep -e inside $(…) too: a failed build in find_kind/find_helm must stop the run there.
+shopt -s inherit_errexit
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 # shellcheck source=../hack/lib/versions.sh

@@ -52,12 +52,13 @@ describe('helm install arguments of the e2e release', function () {
     ]);
   });
 
-  it('sets the e2e image (never pulled), the tenant database Secret and the gateway public URL', function () {
+  it('sets the e2e image (never pulled), the tenant database Secret and its fully qualified host, and the gateway public URL', function () {
     assert.deepEqual(Object.fromEntries(setValues(helmInstallArgs(OPTIONS))), {
       'image.repository': 'ghcr.io/aiplane/aiplane',
       'image.tag': 'e2e',
       'image.pullPolicy': 'IfNotPresent',
       'tenantDatabase.existingSecret': 'aiplane-tenant-database',
+      'tenantDatabase.host': 'postgres.aiplane-system.svc.cluster.local',
       'gateway.publicUrl': 'http://127.0.0.1:41234',
     });
   });

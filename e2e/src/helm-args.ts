@@ -28,6 +28,9 @@ export function helmInstallArgs(o: HelmInstallOptions): string[] {
     ['image.tag', o.image.tag],
     ['image.pullPolicy', 'IfNotPresent'],
     ['tenantDatabase.existingSecret', o.tenantDatabaseSecret],
+    // The admin URL's short host resolves only in the release's namespace; tenants' workloads
+    // live in their own namespaces and need the fully qualified name.
+    ['tenantDatabase.host', `postgres.${o.namespace}.svc.cluster.local`],
     ['gateway.publicUrl', o.gatewayPublicUrl],
   ];
   return [

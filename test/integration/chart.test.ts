@@ -67,6 +67,7 @@ interface EnvVar {
 }
 interface PodSpec {
   serviceAccountName: string;
+  enableServiceLinks?: boolean;
   containers: { env: EnvVar[]; ports: { containerPort: number }[]; securityContext?: unknown }[];
 }
 
@@ -143,15 +144,19 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
       const { secrets } = VALUES[label]!;
       const api = deployment(objects, 'api').spec.template.spec;
       const apiConfig = loadApiConfig(containerEnv(api, secrets));
-      assert.equal(apiConfig.host, '0.0.0.0');
+      const host = label === 'default' ? '0.0.0.0' : '::';
+      assert.equal(apiConfig.host, host);
       assert.equal(apiConfig.port, api.containers[0]!.ports[0]!.containerPort);
       const gateway = deployment(objects, 'gateway').spec.template.spec;
       const gatewayConfig = loadGatewayConfig(containerEnv(gateway, secrets));
-      assert.equal(gatewayConfig.gateway.host, '0.0.0.0');
+      assert.equal(gatewayConfig.gateway.host, host);
       assert.equal(gatewayConfig.gateway.port, gateway.containers[0]!.ports[0]!.containerPort);
       const operator = deployment(objects, 'operator').spec.template.spec;
       const operatorConfig = loadOperatorConfig(containerEnv(operator, secrets));
-      assert.equal(operatorConfig.health.host, '0.0.0.0');
+      assert.equal(operatorConfig.health.host, host);
+      // Service links off: a Service named <release>-api would otherwise give every pod
+      // AIPLANE_API_PORT=tcp://…, which the gateway's configuration reads and refuses.
+      for (const spec of [api, gateway, operator]) assert.equal(spec.enableServiceLinks, false);
       assert.equal(operatorConfig.health.port, operator.containers[0]!.ports[0]!.containerPort);
       assert.ok(operatorConfig.leaderElection.enabled, 'leader election is on');
       assert.equal(operatorConfig.leaderElection.namespace, NAMESPACE);
@@ -262,11 +267,17 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
     ]);
   });
 
+  it('renders as a subchart (Helm adds `global`)', async function () {
+    const objects = await render(['--set', 'global.imageRegistry=registry.example.com']);
+    assert.ok(objects.some((o) => o.kind === 'Deployment'));
+  });
+
   it('pins the image by digest when one is given, else by tag or the appVersion', async function () {
     const image = async (args: string[]) =>
       JSON.stringify(deployment(await render(args), 'api')).match(/"image":"([^"]+)"/)?.[1];
     assert.equal(await image([]), 'ghcr.io/aiplane/aiplane:0.1.0');
     assert.equal(await image(['--set', 'image.tag=2.0.0']), 'ghcr.io/aiplane/aiplane:2.0.0');
+    assert.equal(await image(['--set', 'image.tag=20260101']), 'ghcr.io/aiplane/aiplane:20260101');
     const digest = `sha256:${'a'.repeat(64)}`;
     assert.equal(
       await image(['--set', `image.tag=2.0.0,image.digest=${digest}`]),

@@ -9,7 +9,12 @@ export interface GatewayConfig extends ApiConfig {
 }
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  const api = loadApiConfig(env);
+  // The API's own listen address is not the gateway's: ignore it (in a pod it may even be a
+  // Service link, AIPLANE_API_PORT=tcp://…, when the release's API Service is named so).
+  const shared = { ...env };
+  delete shared.AIPLANE_API_HOST;
+  delete shared.AIPLANE_API_PORT;
+  const api = loadApiConfig(shared);
   const raw = env.AIPLANE_GATEWAY_PORT;
   const port = raw === undefined || raw === '' ? 8090 : Number(raw);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {

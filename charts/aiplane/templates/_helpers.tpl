@@ -31,7 +31,7 @@ default
 {{- if $image.digest -}}
 {{ printf "%s@%s" $image.repository $image.digest }}
 {{- else -}}
-{{ printf "%s:%s" $image.repository (default .Chart.AppVersion $image.tag) }}
+{{ printf "%s:%s" $image.repository (toString (default .Chart.AppVersion $image.tag)) }}
 {{- end -}}
 {{- end }}
 
@@ -104,15 +104,17 @@ metadata:
 spec:
   serviceAccountName: {{ include "aiplane.serviceAccountName" . }}
   automountServiceAccountToken: true
+  {{- /* No <SERVICE>_PORT variables: the Service "<release>-api" would otherwise hand every pod
+  AIPLANE_API_PORT=tcp://…, a name our configuration reads. */}}
+  enableServiceLinks: false
   {{- with .root.Values.imagePullSecrets }}
   imagePullSecrets:
     {{- toYaml . | nindent 4 }}
   {{- end }}
+  {{- /* The image's numeric USER (65532) satisfies runAsNonRoot; no fixed uid, so platforms
+  that assign one (OpenShift's restricted-v2) accept the pods too. */}}
   securityContext:
     runAsNonRoot: true
-    runAsUser: 65532
-    runAsGroup: 65532
-    fsGroup: 65532
     seccompProfile:
       type: RuntimeDefault
   terminationGracePeriodSeconds: 40

@@ -1,0 +1,31 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { loadGatewayConfig } from './config.js';
+
+const env = {
+  AIPLANE_DATABASE_URL: 'postgres://u:p@db:5432/aiplane',
+  AIPLANE_OIDC_ISSUER: 'http://keycloak:8080/realms/aiplane',
+  AIPLANE_IDP_URL: 'http://keycloak:8080',
+  AIPLANE_IDP_CLIENT_SECRET: 'x',
+  AIPLANE_CREDENTIAL_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+};
+
+describe('gateway configuration', () => {
+  it('ignores the API’s listen address, even a Service link like AIPLANE_API_PORT=tcp://…', () => {
+    const config = loadGatewayConfig({
+      ...env,
+      AIPLANE_API_HOST: 'not-a-host',
+      AIPLANE_API_PORT: 'tcp://10.96.0.5:8080',
+      AIPLANE_GATEWAY_HOST: '::',
+      AIPLANE_GATEWAY_PORT: '8090',
+    });
+    assert.deepEqual(config.gateway, { host: '::', port: 8090 });
+  });
+
+  it('still refuses a bad gateway port, naming it', () => {
+    assert.throws(
+      () => loadGatewayConfig({ ...env, AIPLANE_GATEWAY_PORT: 'tcp://10.96.0.6:8090' }),
+      /AIPLANE_GATEWAY_PORT must be an integer/,
+    );
+  });
+});
