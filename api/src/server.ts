@@ -5,6 +5,7 @@ import { ApiError } from './errors/api-error.js';
 import { AvailableTools } from './mcp/available-tools.js';
 import { McpOAuthLinking } from './mcp/oauth/oauth-linking.js';
 import { organizationNamespace } from './mcp/organization-namespace.js';
+import { McpServerCleanup } from './mcp/server-cleanup.js';
 import { McpServerStore } from './mcp/server-store.js';
 import { AgentStore } from './store/agent-store.js';
 import { OAuthStateStore } from './store/oauth-state-store.js';
@@ -18,16 +19,36 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
+export interface StartApiOptions {
+  kc?: KubeConfig;
+  /**
+   * TESTS ONLY: how old rows of MCP servers that are gone must be before the sweep removes
+   * them (default ORPHAN_GRACE_SECONDS, 5 minutes). Deliberately not an environment variable.
+   */
+  mcpOrphanGraceSeconds?: number;
+}
+
 /** Connects, migrates, and serves the API on config.host:config.port (0 picks a port). */
 export async function startApi(
   config: ApiConfig,
   logger: Logger,
-  opts: { kc?: KubeConfig } = {},
+  opts: StartApiOptions = {},
 ): Promise<RunningApi> {
   const platform = await openPlatform(config, logger, opts.kc);
   const { kc, db, tenants, credentials, dialers } = platform;
   const servers = new McpServerStore(kc, platform.servers, logger);
   const agents = new AgentStore(db);
+  const states = new OAuthStateStore(db, config.mcp.credentialKeys);
+  // The API, not the gateway, removes what is kept about servers that went without its route.
+  const cleanup = new McpServerCleanup({
+    servers: platform.servers,
+    tenants,
+    credentials,
+    states,
+    agents,
+    logger,
+    graceSeconds: opts.mcpOrphanGraceSeconds,
+  });
   const allowLoopback = config.mcp.allowLoopbackUpstreams;
   const deps = {
     logger,
@@ -54,7 +75,7 @@ export async function startApi(
     mcpOAuth: new McpOAuthLinking({
       ...dialers,
       credentials,
-      states: new OAuthStateStore(db, config.mcp.credentialKeys),
+      states,
       gatewayBase: config.mcp.gatewayPublicUrl,
       redirectUrl: config.mcp.oauthRedirectUrl,
       allowLoopback,
@@ -76,10 +97,12 @@ export async function startApi(
   const server = createServer(createApp(deps));
   attachWebSockets(server, deps);
   const listening = await listen(server, config.host, config.port, logger, 'api');
+  cleanup.start();
   return {
     ...listening,
     close: async () => {
       await listening.close();
+      await cleanup.stop();
       await platform.close();
     },
   };

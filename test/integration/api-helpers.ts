@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger } from '@aiplane/lib';
-import { loadApiConfig, startApi, type RunningApi } from '@aiplane/api';
+import { loadApiConfig, startApi, type RunningApi, type StartApiOptions } from '@aiplane/api';
 import { apiEnv, createDatabase, passwordGrant, type KeycloakInfo } from '@aiplane/hack';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { environment } from './harness.js';
@@ -37,17 +37,24 @@ export interface TestApi extends RunningApi {
   databaseUrl: string;
 }
 
-/** The real API, in this process, on a loopback port, logging to the run's log directory. */
+/**
+ * The real API, in this process, on a loopback port, logging to the run's log directory. Its
+ * database is a fresh one named after it, or with `databaseOf` the one an earlier test API of
+ * that name left (kept as it is: a restart).
+ */
 export async function startTestApi(
   name: string,
   env: Record<string, string> = {},
-  opts: { kc?: KubeConfig } = {},
+  opts: { kc?: KubeConfig; databaseOf?: string } & Omit<StartApiOptions, 'kc'> = {},
 ): Promise<TestApi> {
   keycloak(); // records the environment's secrets for the log sweep
   const info = environment().info();
   rememberSecret(info.postgres.password);
   rememberSecret(info.credentialKeys.split(':')[1]);
-  const databaseUrl = await createDatabase(info, name.replace(/-/g, '_'), { fresh: true });
+  const { kc, databaseOf, ...startOptions } = opts;
+  const databaseUrl = await createDatabase(info, (databaseOf ?? name).replace(/-/g, '_'), {
+    fresh: databaseOf === undefined,
+  });
   const config = loadApiConfig({
     ...apiEnv(info, databaseUrl),
     AIPLANE_API_HOST: '127.0.0.1',
@@ -57,7 +64,8 @@ export async function startTestApi(
   });
   const destination = createWriteStream(join(environment().controlPlane.logDir, `${name}.log`));
   const api = await startApi(config, createLogger({ level: 'debug', name, destination }), {
-    kc: opts.kc ?? environment().controlPlane.kubeConfig(),
+    ...startOptions,
+    kc: kc ?? environment().controlPlane.kubeConfig(),
   });
   return { ...api, url: `http://127.0.0.1:${api.port}`, databaseUrl };
 }

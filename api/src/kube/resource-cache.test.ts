@@ -30,10 +30,14 @@ describe('ResourceCache (read-your-writes over a watch cache)', function () {
     stored = [obj('5')];
     server = await startFakeApiServer((req, res) => {
       if (req.query.get('watch') !== 'true') {
+        // Pages as the apiserver does: `limit` items from the `continue` offset.
+        const from = Number(req.query.get('continue') ?? 0);
+        const limit = Number(req.query.get('limit') ?? stored.length) || stored.length;
+        const next = from + limit < stored.length ? String(from + limit) : undefined;
         return sendJson(res, 200, {
           kind: 'TenantLifecycleList',
-          metadata: { resourceVersion: '5' },
-          items: stored,
+          metadata: { resourceVersion: '5', ...(next ? { continue: next } : {}) },
+          items: stored.slice(from, from + limit),
         });
       }
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -76,5 +80,29 @@ describe('ResourceCache (read-your-writes over a watch cache)', function () {
       { ...obj('7'), metadata: { name: 'b', uid: 'uid-b', resourceVersion: '7' } },
     ];
     assert.equal((await cache?.byUid('uid-b'))?.metadata?.name, 'b');
+  });
+
+  it('tells its subscribers about an object the watch reports deleted, until they unsubscribe', async function () {
+    const deleted: string[] = [];
+    const off = cache?.on({ delete: (o) => deleted.push(o.metadata?.uid ?? '') });
+    send('DELETED', obj('6'));
+    await until(() => deleted.length === 1, 'the delete handler');
+    assert.deepEqual(deleted, ['uid-a']);
+    off?.();
+    send('ADDED', obj('7'));
+    send('DELETED', obj('8'));
+    await until(() => cache?.list().length === 0, 'the second deletion');
+    assert.deepEqual(deleted, ['uid-a']);
+  });
+
+  it('lists every page afresh from the apiserver, objects its watch has not delivered included', async function () {
+    stored = Array.from({ length: 1201 }, (_, i) => ({
+      ...obj('9'),
+      metadata: { name: `t-${i}`, uid: `uid-${i}`, resourceVersion: '9' },
+    }));
+    const fresh = (await cache?.listFresh()) ?? [];
+    assert.equal(fresh.length, 1201);
+    assert.equal(new Set(fresh.map((o) => o.metadata?.uid)).size, 1201);
+    assert.equal(cache?.list().length, 1, 'the watch cache itself is unchanged');
   });
 });

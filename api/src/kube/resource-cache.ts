@@ -1,7 +1,14 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { type Logger, kubeRequest, objectKey, ResilientInformer } from '@aiplane/lib';
+import {
+  type InformerHandlers,
+  type Logger,
+  kubeRequest,
+  objectKey,
+  ResilientInformer,
+} from '@aiplane/lib';
 
 const READ_THROUGH_REUSE_MS = 1_000;
+const LIST_PAGE_SIZE = 500;
 
 /**
  * A watch cache of one kind for the API, read-your-writes: objects the API just wrote are
@@ -43,6 +50,32 @@ export class ResourceCache<T extends KubernetesObject> {
 
   waitForSync(signal?: AbortSignal): Promise<void> {
     return this.informer.waitForSync(signal);
+  }
+
+  /**
+   * Calls `handlers` on the watch's own events: `delete` for an object the watch saw deleted
+   * or found gone after a relist, `update` (with the previous object) for a change, which may
+   * be a replacement under the same name (another uid). Answers the unsubscribe function.
+   */
+  on(handlers: Pick<InformerHandlers<T>, 'delete' | 'update'>): () => void {
+    return this.informer.on(handlers);
+  }
+
+  /** Every object as the apiserver has it now (a paged LIST, one consistent snapshot). */
+  async listFresh(signal?: AbortSignal): Promise<T[]> {
+    const items: T[] = [];
+    let token: string | undefined;
+    do {
+      const page = await kubeRequest<{ items?: T[]; metadata?: { continue?: string } }>(this.kc, {
+        method: 'GET',
+        path: this.path,
+        query: { limit: LIST_PAGE_SIZE, continue: token },
+        signal,
+      });
+      items.push(...(page.items ?? []));
+      token = page.metadata?.continue || undefined;
+    } while (token);
+    return items;
   }
 
   /** Records the apiserver's reply to a write, or that `obj` was deleted. */

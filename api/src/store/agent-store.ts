@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { OrphanScope } from './orphan-filter.js';
 
 export interface Agent {
   id: string;
@@ -100,5 +101,42 @@ export class AgentStore {
         mcp_server_ids: this.db.raw('mcp_server_ids - ?::text', [serverId]),
         updated_at: this.db.fn.now(),
       });
+  }
+
+  /**
+   * Drops every reference to a server that is not live from agents unchanged for the grace
+   * period (an agent just saved may name a server the caller's list does not show yet), keeping
+   * the order of the others; answers how many agents changed. An agent saved meanwhile has a
+   * new `updated_at` and is skipped (the condition is checked again on update).
+   *
+   * The live ids are one JSON parameter (see `orphan-filter.ts`). Both sides are materialized
+   * CTEs so that the references are hash-joined to the live set ONCE: joined inside the
+   * per-agent lateral, the planner (which guesses 100 rows for a set-returning function) scans
+   * the live set again for every agent, agents × ids.
+   */
+  async forgetServersNotIn(scope: OrphanScope): Promise<number> {
+    const result = await this.db.raw<{ rowCount: number | null }>(
+      `with live(id) as materialized (select jsonb_array_elements_text(?::jsonb)),
+       refs as materialized (
+         select a.id as agent, ref.id, ref.n
+         from agents a
+         cross join lateral jsonb_array_elements_text(a.mcp_server_ids) with ordinality
+           as ref(id, n)
+         where a.updated_at < now() - make_interval(secs => ?)
+       ),
+       changed as (
+         select refs.agent,
+           coalesce(jsonb_agg(refs.id order by refs.n) filter (where live.id is not null), '[]')
+             as kept
+         from refs left join live on live.id = refs.id
+         group by refs.agent
+         having bool_or(live.id is null)
+       )
+       update agents set mcp_server_ids = changed.kept, updated_at = now()
+       from changed
+       where agents.id = changed.agent and agents.updated_at < now() - make_interval(secs => ?)`,
+      [JSON.stringify(scope.liveServerIds), scope.graceSeconds, scope.graceSeconds],
+    );
+    return result.rowCount ?? 0;
   }
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { needsReseal, openSecret, sealSecret, type Keyring } from '../crypto/index.js';
 import { OAuthClientStore } from './oauth-client-store.js';
+import { orphaned, type OrphanScope } from './orphan-filter.js';
 
 export type CredentialKind = 'static' | 'oauth';
 
@@ -92,6 +93,16 @@ export class CredentialStore {
       await trx('mcp_oauth_clients').where(scope).delete();
       return trx('mcp_credentials').where(scope).delete();
     });
+  }
+
+  /**
+   * Removes every credential whose server is not live, unchanged for the grace period (a
+   * server created a moment ago may not be in the caller's list yet); answers how many.
+   */
+  async deleteForServersNotIn(scope: OrphanScope): Promise<number> {
+    return this.db('mcp_credentials')
+      .where(orphaned(this.db, { server: 'server_id', time: 'updated_at' }, scope))
+      .delete();
   }
 
   async link(serverId: string, userId: string): Promise<CredentialLink> {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { AuthorizationServerMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { needsReseal, openSecret, sealSecret, type Keyring } from '../crypto/index.js';
+import { orphaned, type OrphanScope } from './orphan-filter.js';
 
 /** A client registered with an upstream's authorization server, secret opened. */
 export interface OAuthClient {
@@ -99,6 +100,17 @@ export class OAuthClientStore {
   /** Forgets a registration the authorization server no longer accepts (invalid_client). */
   async remove(id: string): Promise<void> {
     await this.db('mcp_oauth_clients').where({ id }).delete();
+  }
+
+  /**
+   * Removes the registrations of servers that are not live, registered before the grace
+   * period (rows are never updated, so `created_at` is their age); their linking states go
+   * with them (ON DELETE CASCADE). Answers how many registrations.
+   */
+  async deleteForServersNotIn(scope: OrphanScope): Promise<number> {
+    return this.db('mcp_oauth_clients')
+      .where(orphaned(this.db, { server: 'server_id', time: 'created_at' }, scope))
+      .delete();
   }
 
   /** Opens the secret; one sealed with an older key is resealed under the active key. */

@@ -1,0 +1,172 @@
+import type { McpServer, TenantLifecycle } from '@aiplane/crds';
+import type { Logger } from '@aiplane/lib';
+import type { ResourceCache } from '../kube/resource-cache.js';
+import type { AgentStore } from '../store/agent-store.js';
+import type { CredentialStore } from '../store/credential-store.js';
+import type { OAuthStateStore } from '../store/oauth-state-store.js';
+import type { OrphanScope } from '../store/orphan-filter.js';
+import { goneServer, type ServerWatchEvent } from './gone-server.js';
+
+/**
+ * Rows younger than this are never swept: a server created a moment ago may not be in this
+ * replica's cache yet, and its first credential or agent reference must not go.
+ */
+export const ORPHAN_GRACE_SECONDS = 300;
+/** How often the sweep runs after the first one (which follows the cache's first sync). */
+export const SWEEP_EVERY_MS = 600_000;
+
+export interface McpServerCleanupOptions {
+  servers: ResourceCache<McpServer>;
+  tenants: ResourceCache<TenantLifecycle>;
+  credentials: CredentialStore;
+  states: OAuthStateStore;
+  agents: AgentStore;
+  logger: Logger;
+  /** Default {@link ORPHAN_GRACE_SECONDS}; tests shorten it. */
+  graceSeconds?: number;
+}
+
+/** What one sweep removed, by table. */
+export interface SweepResult {
+  states: number;
+  clients: number;
+  credentials: number;
+  agents: number;
+}
+
+/**
+ * Removes what the database keeps about MCP servers that no longer exist, when they went
+ * without `DELETE /v1/mcp/servers/{id}` (their tenant was deleted with its namespace, or
+ * someone deleted the resource): the users' credentials, the OAuth registrations and linking
+ * states, and agents' references.
+ *
+ * - Watch: a server the cache saw deleted (or found gone after a relist, or replaced under its
+ *   name by another uid) is forgotten at once, for its organization(s).
+ * - Sweep: after the cache's first sync and then every {@link SWEEP_EVERY_MS}, rows naming a
+ *   server that is not live and older than the grace period are removed: what was missed while
+ *   no API ran, or while a watch cleanup failed.
+ *
+ * Everything here is idempotent (several replicas do it at once; the route may have done it
+ * first) and never throws into the watch: a failure is logged and left to the next sweep.
+ * Only the API runs it, not the gateway.
+ */
+export class McpServerCleanup {
+  private readonly graceSeconds: number;
+  private readonly stopping = new AbortController();
+  /** Watch cleanups run one after the other: a deleted tenant must not drain the pool. */
+  private queue: Promise<void> = Promise.resolve();
+  private readonly running = new Set<Promise<void>>();
+  private unsubscribe: (() => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly opts: McpServerCleanupOptions) {
+    this.graceSeconds = opts.graceSeconds ?? ORPHAN_GRACE_SECONDS;
+  }
+
+  start(): void {
+    this.unsubscribe = this.opts.servers.on({
+      delete: (server) => this.watched({ type: 'deleted', server }),
+      update: (server, old) => this.watched({ type: 'updated', server, old }),
+    });
+    this.opts.servers.waitForSync(this.stopping.signal).then(
+      () => this.sweepIn(0),
+      () => undefined, // stopped before the first sync
+    );
+  }
+
+  /** Stops watching and sweeping, and waits for work under way. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    this.unsubscribe?.();
+    clearTimeout(this.timer);
+    await Promise.allSettled([...this.running]);
+  }
+
+  /** Removes what is kept about one deleted server of an organization; idempotent. */
+  async forget(serverId: string, organizationId: string): Promise<void> {
+    await this.opts.credentials.removeServer(serverId, organizationId);
+    await this.opts.agents.forgetServer(organizationId, serverId);
+  }
+
+  /** Removes rows naming servers that are not live, older than the grace period. */
+  async sweep(): Promise<SweepResult> {
+    const { servers, credentials, states, agents } = this.opts;
+    const fresh = await servers.listFresh(this.stopping.signal);
+    // The cache adds what this replica just wrote; the fresh LIST guards against a cache that
+    // fell behind (a broken watch) by more than the grace period.
+    const ids = new Set<string>();
+    for (const s of [...servers.list(), ...fresh]) {
+      if (s.metadata?.uid) ids.add(s.metadata.uid.toLowerCase());
+    }
+    const scope: OrphanScope = { liveServerIds: [...ids], graceSeconds: this.graceSeconds };
+    return {
+      states: await states.deleteForServersNotIn(scope),
+      clients: await credentials.oauthClients.deleteForServersNotIn(scope),
+      credentials: await credentials.deleteForServersNotIn(scope),
+      agents: await agents.forgetServersNotIn(scope),
+    };
+  }
+
+  private watched(event: ServerWatchEvent): void {
+    if (this.stopping.signal.aborted) return;
+    const gone = goneServer(event, this.opts.tenants.list());
+    if (!gone) return;
+    const { serverId, organizationIds } = gone;
+    if (organizationIds.length === 0) {
+      this.opts.logger.warn(
+        { serverId },
+        'deleted MCP server has no known organization; its records are left to the sweep',
+      );
+      return;
+    }
+    this.queue = this.track(
+      this.queue.then(async () => {
+        for (const organizationId of organizationIds) {
+          // After stop the database goes; what is left here is the sweep's.
+          if (this.stopping.signal.aborted) return;
+          try {
+            await this.forget(serverId, organizationId);
+            this.opts.logger.debug(
+              { serverId, organizationId },
+              'removed the records of a deleted MCP server',
+            );
+          } catch (err) {
+            this.opts.logger.warn(
+              { serverId, organizationId, err },
+              'could not remove the records of a deleted MCP server; the sweep retries',
+            );
+          }
+        }
+      }),
+    );
+  }
+
+  private sweepIn(ms: number): void {
+    if (this.stopping.signal.aborted) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.track(
+        this.sweep().then(
+          (removed) => {
+            const total = removed.states + removed.clients + removed.credentials + removed.agents;
+            const level = total > 0 ? 'info' : 'debug';
+            this.opts.logger[level]({ removed }, 'swept records of MCP servers that are gone');
+          },
+          (err: unknown) => {
+            if (this.stopping.signal.aborted) return;
+            this.opts.logger.warn({ err }, 'MCP server sweep failed; it runs again later');
+          },
+        ),
+      ).finally(() => this.sweepIn(SWEEP_EVERY_MS));
+    }, ms);
+    this.timer.unref();
+  }
+
+  /** Remembers work under way until it settles; `p` handles its own failures. */
+  private track(p: Promise<void>): Promise<void> {
+    this.running.add(p);
+    const done = () => void this.running.delete(p);
+    void p.then(done, done);
+    return p;
+  }
+}
