@@ -33,6 +33,22 @@ async function postgresNames(
   }
 }
 
+/** Which of these MCP server ids still have user credentials (the API's `mcp_credentials`). */
+async function serversWithCredentials(url: string, serverIds: string[]): Promise<string[]> {
+  if (serverIds.length === 0) return [];
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ server_id: string }>(
+      'select distinct server_id::text from mcp_credentials where server_id = any($1::uuid[]) order by 1',
+      [serverIds],
+    );
+    return rows.map((r) => r.server_id);
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * Looks at everything a tenant may own, wherever it lives: the admin API's record, the
  * cluster (TenantLifecycle, namespace, McpServers), Keycloak (the organization by id and by
@@ -40,7 +56,14 @@ async function postgresNames(
  */
 export async function observeTenant(
   p: Platform,
-  tenant: { id: string; slug: string; organizationId: string; databaseNames: string[] },
+  tenant: {
+    id: string;
+    slug: string;
+    organizationId: string;
+    databaseNames: string[];
+    /** Its MCP servers' ids, whose credentials must go with it. */
+    mcpServerIds: string[];
+  },
 ): Promise<TenantObservation> {
   const namespace = tenantNamespace(tenant.slug);
   const record = await p.api.call('GET', `/v1/admin/tenants/${tenant.id}`, {
@@ -72,5 +95,6 @@ export async function observeTenant(
     organizationsWithAlias: found.filter((o) => o.alias === tenant.slug).map((o) => o.id),
     databases,
     roles,
+    mcpCredentials: await serversWithCredentials(p.apiDatabaseUrl, tenant.mcpServerIds),
   };
 }

@@ -23,6 +23,7 @@ import { helmInstallArgs } from './helm-args.js';
 import { log } from './log.js';
 import {
   ADMIN_DATABASE,
+  API_DATABASE,
   chartSecrets,
   generateSecrets,
   infraSecrets,
@@ -59,6 +60,8 @@ export interface Platform {
   gatewayBase: string;
   /** Superuser URL of the maintenance database, over the PostgreSQL port-forward. */
   postgresAdminUrl: string;
+  /** Superuser URL of the API's database, over the PostgreSQL port-forward. */
+  apiDatabaseUrl: string;
   stop(): void;
 }
 
@@ -237,6 +240,12 @@ export async function installPlatform(
     postgresAdminUrl: postgresUrl(
       generated.postgresPassword,
       ADMIN_DATABASE,
+      '127.0.0.1',
+      pgForward.localPort,
+    ),
+    apiDatabaseUrl: postgresUrl(
+      generated.postgresPassword,
+      API_DATABASE,
       '127.0.0.1',
       pgForward.localPort,
     ),

@@ -3,6 +3,7 @@ import { tenantLeftovers, tenantMissing, type TenantObservation } from './tenant
 
 const ORG = '3f1c2b4a-0000-4000-8000-000000000001';
 const DB = 'tenant_e2e_1a2b3c';
+const SERVER = '6c6a06c2-3264-4aec-919a-98e3cd837883';
 
 /** Nothing of tenant e2e-1a2b3c is left. */
 const GONE: TenantObservation = {
@@ -17,6 +18,7 @@ const GONE: TenantObservation = {
   organizationsWithAlias: [],
   databases: [],
   roles: [],
+  mcpCredentials: [],
 };
 
 /** Everything of a Ready tenant with a managed server is there. */
@@ -30,6 +32,7 @@ const READY: TenantObservation = {
   organizationsWithAlias: [ORG],
   databases: [DB],
   roles: [DB],
+  mcpCredentials: [SERVER],
 };
 
 describe('what a tenant leaves behind', function () {
@@ -63,6 +66,11 @@ describe('what a tenant leaves behind', function () {
     ],
     ['the database', { databases: [DB] }, `PostgreSQL database ${DB} exists`],
     ['the role', { roles: [DB] }, `PostgreSQL role ${DB} exists`],
+    [
+      'users’ credentials for its MCP server',
+      { mcpCredentials: [SERVER] },
+      `user credentials for MCP server ${SERVER} remain in the API's database`,
+    ],
   ];
   for (const [what, change, sentence] of cases) {
     it(`reports ${what}`, function () {
@@ -72,7 +80,7 @@ describe('what a tenant leaves behind', function () {
 
   it('reports each leftover of a tenant nothing was removed from once (its organization by id, not again by alias)', function () {
     const left = tenantLeftovers(READY);
-    assert.equal(left.length, 7, left.join('\n'));
+    assert.equal(left.length, 8, left.join('\n'));
     assert.equal(left.filter((l) => l.includes(ORG)).length, 1);
   });
 

@@ -23,6 +23,8 @@ export interface TenantObservation {
   databases: string[];
   /** Names found in pg_roles among the tenant's role names. */
   roles: string[];
+  /** Ids of the tenant's MCP servers that still have user credentials in the API's database. */
+  mcpCredentials: string[];
 }
 
 /** Everything of the tenant that still exists, each as a sentence; empty when nothing is left. */
@@ -40,6 +42,9 @@ export function tenantLeftovers(o: TenantObservation): string[] {
   }
   for (const d of o.databases) out.push(`PostgreSQL database ${d} exists`);
   for (const r of o.roles) out.push(`PostgreSQL role ${r} exists`);
+  for (const id of o.mcpCredentials) {
+    out.push(`user credentials for MCP server ${id} remain in the API's database`);
+  }
   return out;
 }
 

@@ -72,7 +72,13 @@ describe('aiplane on kind: a tenant, a managed MCP server behind the gateway, a 
   /** The MCP server's name in the platform (a DNS label) and its serverInfo name (from env). */
   const serverName = 'e2e-mcp';
   const serverInfoName = `aiplane-e2e-${randomBytes(4).toString('hex')}`;
-  let tenant: { id: string; slug: string; organizationId: string; databaseNames: string[] };
+  let tenant: {
+    id: string;
+    slug: string;
+    organizationId: string;
+    databaseNames: string[];
+    mcpServerIds: string[];
+  };
   let server: ServerReply;
 
   const admin = async (organizationId?: string): Promise<Caller> => ({
@@ -165,6 +171,7 @@ describe('aiplane on kind: a tenant, a managed MCP server behind the gateway, a 
       slug,
       organizationId: ready.organization_id,
       databaseNames: [tenantDatabaseName(slug)],
+      mcpServerIds: [],
     };
     log(`tenant ${slug} is Ready (organization ${tenant.organizationId})`);
 
@@ -210,6 +217,7 @@ describe('aiplane on kind: a tenant, a managed MCP server behind the gateway, a 
     assert.equal(s.path, MCP_PATH);
     assert.deepEqual(s.env, [{ name: 'MCP_SERVER_NAME', configured: true }]);
     assert.equal(s.gateway_url, `${p.gatewayBase}/servers/${s.id}/mcp`);
+    tenant.mcpServerIds.push(s.id);
     log(`MCP server ${s.id} registered; waiting for ready: true`);
 
     const path = `/v1/mcp/servers/${s.id}`;
@@ -287,6 +295,8 @@ describe('aiplane on kind: a tenant, a managed MCP server behind the gateway, a 
     assert.equal(seen.status, 200, describeReply('GET', `/v1/mcp/servers/${server.id}`, seen));
     assert.equal(seen.json<ServerReply>().linked, true);
     assert.ok(!seen.text.includes(p.secrets.mcpCredential), 'a credential is never returned');
+    // The positive control of the final check: the credential is seen where it is stored.
+    assert.deepEqual((await observeTenant(p, tenant)).mcpCredentials, [server.id]);
 
     const url = server.gateway_url ?? assert.fail('the server has no gateway_url');
     const session = await connectThroughGateway(url, token);
