@@ -190,14 +190,16 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
         ns,
         'pod-security.kubernetes.io/enforce=restricted',
       ]);
+      // Admission wants the pod's ServiceAccount to exist. The namespace's `default` one comes
+      // from the controller-manager some moments after the namespace does, so use our own.
+      await kubectl(['-n', ns, 'create', 'serviceaccount', 'pss']).catch(() => undefined);
       const createPod = (spec: PodSpec) =>
         kubeRequest(kubeConfig(), {
           method: 'POST',
           path: `/api/v1/namespaces/${ns}/pods?dryRun=All`,
-          // The ServiceAccount does not exist there; Pod Security does not look at it.
           body: {
             metadata: { generateName: 'pss-' },
-            spec: { ...spec, serviceAccountName: 'default' },
+            spec: { ...spec, serviceAccountName: 'pss' },
           },
         });
       for (const c of ['api', 'gateway', 'operator']) {
