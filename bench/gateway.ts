@@ -76,7 +76,7 @@ export async function gatewayOverhead(env: LocalEnvironment): Promise<void> {
     kc: kube,
   });
   const gateway = await startGateway(
-    loadGatewayConfig({ ...base, AIPLANE_GATEWAY_PORT: '0' }),
+    loadGatewayConfig({ ...base, AIPLANE_GATEWAY_PORT: '0', AIPLANE_GATEWAY_METRICS_PORT: '0' }),
     log('gateway'),
     {
       kc: kube,

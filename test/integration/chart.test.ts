@@ -151,6 +151,10 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
       const gatewayConfig = loadGatewayConfig(containerEnv(gateway, secrets));
       assert.equal(gatewayConfig.gateway.host, host);
       assert.equal(gatewayConfig.gateway.port, gateway.containers[0]!.ports[0]!.containerPort);
+      assert.equal(
+        gatewayConfig.gateway.metricsPort,
+        gateway.containers[0]!.ports[1]!.containerPort,
+      );
       const operator = deployment(objects, 'operator').spec.template.spec;
       const operatorConfig = loadOperatorConfig(containerEnv(operator, secrets));
       assert.equal(operatorConfig.health.host, host);
@@ -233,6 +237,7 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
         'Role/aiplane-operator',
         'RoleBinding/aiplane-operator',
         ...each('Service'),
+        'Service/aiplane-gateway-metrics',
         ...each('ServiceAccount'),
       ].sort(),
     );

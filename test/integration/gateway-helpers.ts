@@ -19,6 +19,7 @@ export async function startTestGateway(
   const config = loadGatewayConfig({
     ...apiEnv(environment().info(), api.databaseUrl),
     AIPLANE_GATEWAY_PORT: '0',
+    AIPLANE_GATEWAY_METRICS_PORT: '0',
     AIPLANE_LOG_LEVEL: 'debug',
     ...env,
   });

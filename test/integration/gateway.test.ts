@@ -19,6 +19,7 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
   let api: TestApi;
   let gateway: TestGateway;
   let gatewayUrl: string;
+  let gatewayMetricsPort: number;
   let operator: ManagedProcess;
   let upstream: McpTestServer;
   let a: Tenant;
@@ -63,6 +64,7 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
       AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS: 'true',
     });
     gatewayUrl = `http://127.0.0.1:${gateway.port}`;
+    gatewayMetricsPort = gateway.metricsPort;
     operator = startOperatorProcess();
     a = await provisionTenant(api.url, 'gw');
     await setMembership(a.organizationId, 'admin', true);
@@ -434,8 +436,9 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
 
   // Nested and last: mocha runs a describe's own tests before its nested describes.
   describe('afterwards', function () {
-    it('counts requests, upstream latency and refusals by code in /metrics', async function () {
-      const text = await (await fetch(`${gatewayUrl}/metrics`)).text();
+    it('counts requests, upstream latency and refusals by code in /metrics, on its own port only', async function () {
+      assert.equal((await fetch(`${gatewayUrl}/metrics`)).status, 404, 'not on the public port');
+      const text = await (await fetch(`http://127.0.0.1:${gatewayMetricsPort}/metrics`)).text();
       assert.match(text, /aiplane_gateway_requests_total\{method="POST",outcome="proxied"\} [1-9]/);
       assert.match(text, /aiplane_gateway_upstream_seconds_count\{method="POST"\} [1-9]/);
       assert.match(text, /aiplane_gateway_refusals_total\{code="unknown_tool"\} [1-9]/);

@@ -251,6 +251,7 @@ describe('the image bundle, run from a directory outside the repository', functi
         ...apiConfig,
         AIPLANE_GATEWAY_HOST: '127.0.0.1',
         AIPLANE_GATEWAY_PORT: '0',
+        AIPLANE_GATEWAY_METRICS_PORT: '0',
       });
       url = `http://127.0.0.1:${await portOf(proc, 'gateway listening')}`;
     });

@@ -23,6 +23,7 @@ describe('API and gateway replicas starting together on an empty database', func
       AIPLANE_API_HOST: '127.0.0.1',
       AIPLANE_API_PORT: '0',
       AIPLANE_GATEWAY_PORT: '0',
+      AIPLANE_GATEWAY_METRICS_PORT: '0',
     };
     const logger = (name: string) =>
       createLogger({

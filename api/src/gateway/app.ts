@@ -103,7 +103,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
         }),
         res: (res: { statusCode: number }) => ({ status: res.statusCode }),
       },
-      autoLogging: { ignore: (req) => ['/healthz', '/readyz', '/metrics'].includes(req.url ?? '') },
+      autoLogging: { ignore: (req) => ['/healthz', '/readyz'].includes(req.url ?? '') },
     }),
   );
   app.get('/healthz', (_req, res) => {
@@ -112,9 +112,6 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   app.get('/readyz', async (_req, res) => {
     const ok = await deps.ready().catch(() => false);
     res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'not ready' });
-  });
-  app.get('/metrics', async (_req, res) => {
-    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
 
   const mcp = express.Router({ mergeParams: true });

@@ -19,7 +19,19 @@ describe('gateway configuration', () => {
       AIPLANE_GATEWAY_HOST: '::',
       AIPLANE_GATEWAY_PORT: '8090',
     });
-    assert.deepEqual(config.gateway, { host: '::', port: 8090 });
+    assert.deepEqual(config.gateway, { host: '::', port: 8090, metricsPort: 8091 });
+  });
+
+  it('refuses a metrics port equal to the public one', () => {
+    assert.throws(
+      () =>
+        loadGatewayConfig({
+          ...env,
+          AIPLANE_GATEWAY_PORT: '9000',
+          AIPLANE_GATEWAY_METRICS_PORT: '9000',
+        }),
+      /AIPLANE_GATEWAY_METRICS_PORT must differ from AIPLANE_GATEWAY_PORT/,
+    );
   });
 
   it('still refuses a bad gateway port, naming it', () => {

@@ -2,10 +2,24 @@ import { ConfigError, loadApiConfig, type ApiConfig } from '../config.js';
 
 /**
  * The gateway reads the API's configuration (it shares authentication, the credential store
- * and its keys, the MCP settings) plus where it listens.
+ * and its keys, the MCP settings) plus where it listens: MCP clients on one port, Prometheus
+ * on another (`/metrics` is not on the public port).
  */
 export interface GatewayConfig extends ApiConfig {
-  readonly gateway: { readonly host: string; readonly port: number };
+  readonly gateway: {
+    readonly host: string;
+    readonly port: number;
+    readonly metricsPort: number;
+  };
+}
+
+function port(env: NodeJS.ProcessEnv, name: string, fallback: number, problems: string[]): number {
+  const raw = env[name];
+  const n = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+    problems.push(`${name} must be an integer from 0 to 65535, got "${raw}"`);
+  }
+  return n;
 }
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
@@ -15,15 +29,15 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
   delete shared.AIPLANE_API_HOST;
   delete shared.AIPLANE_API_PORT;
   const api = loadApiConfig(shared);
-  const raw = env.AIPLANE_GATEWAY_PORT;
-  const port = raw === undefined || raw === '' ? 8090 : Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ConfigError([
-      `AIPLANE_GATEWAY_PORT must be an integer from 0 to 65535, got "${raw}"`,
-    ]);
+  const problems: string[] = [];
+  const gateway = {
+    host: env.AIPLANE_GATEWAY_HOST || '127.0.0.1',
+    port: port(env, 'AIPLANE_GATEWAY_PORT', 8090, problems),
+    metricsPort: port(env, 'AIPLANE_GATEWAY_METRICS_PORT', 8091, problems),
+  };
+  if (gateway.port !== 0 && gateway.port === gateway.metricsPort) {
+    problems.push('AIPLANE_GATEWAY_METRICS_PORT must differ from AIPLANE_GATEWAY_PORT');
   }
-  return Object.freeze({
-    ...api,
-    gateway: Object.freeze({ host: env.AIPLANE_GATEWAY_HOST || '127.0.0.1', port }),
-  });
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze({ ...api, gateway: Object.freeze(gateway) });
 }

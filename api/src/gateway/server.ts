@@ -12,6 +12,8 @@ import { SessionBinder } from './session-id.js';
 export interface RunningGateway {
   server: Server;
   port: number;
+  /** Where `/metrics` is served (Prometheus), apart from the public port. */
+  metricsPort: number;
   close(): Promise<void>;
 }
 
@@ -24,6 +26,7 @@ export async function startGateway(
   // The server id names the server (in any namespace); its organization label and that
   // organization's tenant namespace say who may use it.
   const platform = await openPlatform(config, logger, opts.kc);
+  const metrics = gatewayMetrics();
   const { credentials, dialers } = platform;
   const app = createGatewayApp({
     ...dialers,
@@ -34,15 +37,33 @@ export async function startGateway(
       upstreamBearer({ credentials, serverId, userId, fetch: dialers.remoteFetch, logger }),
     sessions: new SessionBinder(config.mcp.credentialKeys),
     offered: new OfferedTools({ ttlMs: 30_000, timeoutMs: config.mcp.upstreamTimeoutMs, logger }),
-    metrics: gatewayMetrics(),
+    metrics,
     authenticator: platform.authenticator,
     ready: () => platform.ready(),
   });
   const listening = await listen(app, config.gateway.host, config.gateway.port, logger, 'gateway');
+  const metricsServer = await listen(
+    (req, res) => {
+      if (new URL(req.url ?? '/', 'http://metrics').pathname !== '/metrics') {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+        return;
+      }
+      metrics.registry.metrics().then(
+        (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+        () => res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error\n'),
+      );
+    },
+    config.gateway.host,
+    config.gateway.metricsPort,
+    logger,
+    'gateway metrics',
+  );
   return {
     ...listening,
+    metricsPort: metricsServer.port,
     close: async () => {
       await listening.close();
+      await metricsServer.close();
       await platform.close();
     },
   };

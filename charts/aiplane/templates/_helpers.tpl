@@ -127,6 +127,11 @@ spec:
         - name: {{ .portName }}
           containerPort: {{ .port }}
           protocol: TCP
+        {{- with .metricsPort }}
+        - name: metrics
+          containerPort: {{ . }}
+          protocol: TCP
+        {{- end }}
       env:
         - name: POD_NAME
           valueFrom:
