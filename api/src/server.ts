@@ -90,6 +90,8 @@ export async function startApi(
         const found = await servers.findMany(namespace, ids);
         return ids.filter((id) => !found.has(id));
       },
+      provisioned: (organizationId: string) =>
+        organizationNamespace(tenants, organizationId) !== undefined,
     },
     authenticator: platform.authenticator,
     ready: () => platform.ready(),

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
+import pg from 'pg';
 import { createLogger } from '@aiplane/lib';
 import { loadApiConfig, startApi, type RunningApi, type StartApiOptions } from '@aiplane/api';
 import { apiEnv, createDatabase, passwordGrant, type KeycloakInfo } from '@aiplane/hack';
@@ -107,4 +108,19 @@ export function assertValidationFailed(r: Reply, field: string): void {
     err.fields?.some((f) => f.field === field),
     `no error names ${field}: ${r.text}`,
   );
+}
+
+/** The rows of one query against a test database (a connection of its own, closed after). */
+export async function queryRows<R extends pg.QueryResultRow>(
+  databaseUrl: string,
+  sql: string,
+  params: unknown[] = [],
+): Promise<R[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query<R>(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
 }

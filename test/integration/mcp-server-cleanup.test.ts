@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { API_VERSION, type McpServer } from '@aiplane/crds';
 import { isNotFound, kubeRequest } from '@aiplane/lib';
 import {
@@ -9,7 +9,7 @@ import {
   type ManagedProcess,
   type McpTestServer,
 } from '@aiplane/hack';
-import { startTestApi, type TestApi } from './api-helpers.js';
+import { queryRows, startTestApi, type TestApi } from './api-helpers.js';
 import { kubeConfig } from './harness.js';
 import { caller, provisionTenant, setMembership, type Tenant } from './mcp-helpers.js';
 import { startOperatorProcess } from './operator-process.js';
@@ -45,15 +45,8 @@ describe('MCP server records when the server goes without the API’s route (API
   let kept: string;
   const upstreamToken = secret('upstream-token');
 
-  const query = async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => {
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    try {
-      return (await client.query<R>(sql, params)).rows;
-    } finally {
-      await client.end();
-    }
-  };
+  const query = <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) =>
+    queryRows<R>(databaseUrl, sql, params);
   /** How many rows of each table name the server. */
   const rowsOf = async (serverId: string) => {
     const count = async (table: string) =>
@@ -205,11 +198,12 @@ describe('MCP server records when the server goes without the API’s route (API
     assert.equal(del.status, 202, del.text);
     await awaitTenantGone(api?.url ?? '', doomed.id);
 
+    // The agent that named them goes with its tenant (tenant-cleanup.test.ts).
     await waitFor(
-      'the records of the tenant’s servers to go',
+      'the records of the tenant’s servers, and its agent, to go',
       async () =>
         JSON.stringify([await rowsOf(one), await rowsOf(two)]) === JSON.stringify([NONE, NONE]) &&
-        JSON.stringify(await storedIds(agent.id)) === '[]',
+        (await storedIds(agent.id)) === undefined,
       { timeoutMs: CLEANUP_WITHIN_MS },
     );
   });

@@ -6,10 +6,11 @@ import type { CredentialStore } from '../store/credential-store.js';
 import type { OAuthStateStore } from '../store/oauth-state-store.js';
 import type { OrphanScope } from '../store/orphan-filter.js';
 import { goneServer, type ServerWatchEvent } from './gone-server.js';
+import { agentSweep, goneTenant, type TenantWatchEvent } from './gone-tenant.js';
 
 /**
- * Rows younger than this are never swept: a server created a moment ago may not be in this
- * replica's cache yet, and its first credential or agent reference must not go.
+ * Rows younger than this are never swept: a server (or tenant) created a moment ago may not be
+ * in this replica's cache yet, and its first credential or agent (reference) must not go.
  */
 export const ORPHAN_GRACE_SECONDS = 300;
 /** How often the sweep runs after the first one (which follows the cache's first sync). */
@@ -31,20 +32,25 @@ export interface SweepResult {
   states: number;
   clients: number;
   credentials: number;
+  /** Agents whose references to gone servers were dropped. */
   agents: number;
+  /** Agents deleted because their organization's tenant is gone. */
+  tenantAgents: number;
 }
 
 /**
  * Removes what the database keeps about MCP servers that no longer exist, when they went
  * without `DELETE /v1/mcp/servers/{id}` (their tenant was deleted with its namespace, or
  * someone deleted the resource): the users' credentials, the OAuth registrations and linking
- * states, and agents' references.
+ * states, and agents' references. And the agents of a deleted tenant's organization.
  *
  * - Watch: a server the cache saw deleted (or found gone after a relist, or replaced under its
- *   name by another uid) is forgotten at once, for its organization(s).
- * - Sweep: after the cache's first sync and then every {@link SWEEP_EVERY_MS}, rows naming a
- *   server that is not live and older than the grace period are removed: what was missed while
- *   no API ran, or while a watch cleanup failed.
+ *   name by another uid) is forgotten at once, for its organization(s); a tenant the cache saw
+ *   go likewise takes every agent of its organization along.
+ * - Sweep: after the caches' first sync and then every {@link SWEEP_EVERY_MS}, rows naming a
+ *   server that is not live, and agents of an organization no live tenant records, older than
+ *   the grace period are removed: what was missed while no API ran, or while a watch cleanup
+ *   failed.
  *
  * Everything here is idempotent (several replicas do it at once; the route may have done it
  * first) and never throws into the watch: a failure is logged and left to the next sweep.
@@ -64,11 +70,20 @@ export class McpServerCleanup {
   }
 
   start(): void {
-    this.unsubscribe = this.opts.servers.on({
-      delete: (server) => this.watched({ type: 'deleted', server }),
-      update: (server, old) => this.watched({ type: 'updated', server, old }),
-    });
-    this.opts.servers.waitForSync(this.stopping.signal).then(
+    const { servers, tenants } = this.opts;
+    const unsubscribe = [
+      servers.on({
+        delete: (server) => this.watched({ type: 'deleted', server }),
+        update: (server, old) => this.watched({ type: 'updated', server, old }),
+      }),
+      tenants.on({
+        delete: (tenant) => this.tenantWatched({ type: 'deleted', tenant }),
+        update: (tenant, old) => this.tenantWatched({ type: 'updated', tenant, old }),
+      }),
+    ];
+    this.unsubscribe = () => unsubscribe.forEach((u) => u());
+    const signal = this.stopping.signal;
+    Promise.all([servers.waitForSync(signal), tenants.waitForSync(signal)]).then(
       () => this.sweepIn(0),
       () => undefined, // stopped before the first sync
     );
@@ -88,23 +103,42 @@ export class McpServerCleanup {
     await this.opts.agents.forgetServer(organizationId, serverId);
   }
 
-  /** Removes rows naming servers that are not live, older than the grace period. */
+  /**
+   * Removes rows naming servers that are not live, and agents of organizations no live tenant
+   * records, older than the grace period.
+   */
   async sweep(): Promise<SweepResult> {
-    const { servers, credentials, states, agents } = this.opts;
-    const fresh = await servers.listFresh(this.stopping.signal);
+    const { servers, tenants, credentials, states, agents } = this.opts;
+    const [freshServers, freshTenants] = await Promise.all([
+      servers.listFresh(this.stopping.signal),
+      tenants.listFresh(this.stopping.signal),
+    ]);
     // The cache adds what this replica just wrote; the fresh LIST guards against a cache that
     // fell behind (a broken watch) by more than the grace period.
     const ids = new Set<string>();
-    for (const s of [...servers.list(), ...fresh]) {
+    for (const s of [...servers.list(), ...freshServers]) {
       if (s.metadata?.uid) ids.add(s.metadata.uid.toLowerCase());
     }
     const scope: OrphanScope = { liveServerIds: [...ids], graceSeconds: this.graceSeconds };
-    return {
+    const removed = {
       states: await states.deleteForServersNotIn(scope),
       clients: await credentials.oauthClients.deleteForServersNotIn(scope),
       credentials: await credentials.deleteForServersNotIn(scope),
       agents: await agents.forgetServersNotIn(scope),
     };
+    const organizations = agentSweep([...tenants.list(), ...freshTenants]);
+    if (!organizations.sweep) {
+      this.opts.logger.info(
+        { tenants: organizations.unprovisioned.slice(0, 20) },
+        'agents of deleted tenants not swept: a live tenant has no organization recorded yet',
+      );
+      return { ...removed, tenantAgents: 0 };
+    }
+    const tenantAgents = await agents.removeOrganizationsNotIn({
+      liveOrganizationIds: organizations.liveOrganizationIds,
+      graceSeconds: this.graceSeconds,
+    });
+    return { ...removed, tenantAgents };
   }
 
   private watched(event: ServerWatchEvent): void {
@@ -141,6 +175,35 @@ export class McpServerCleanup {
     );
   }
 
+  private tenantWatched(event: TenantWatchEvent): void {
+    if (this.stopping.signal.aborted) return;
+    const gone = goneTenant(event, this.opts.tenants.list());
+    if (!gone) return;
+    const { tenant, organizationId } = gone;
+    if (organizationId === undefined) {
+      // Deleted before its organization was recorded: no agent can name it (see agentSweep).
+      this.opts.logger.debug({ tenant }, 'deleted tenant had no organization; no agents to remove');
+      return;
+    }
+    this.queue = this.track(
+      this.queue.then(async () => {
+        if (this.stopping.signal.aborted) return;
+        try {
+          const removed = await this.opts.agents.removeOrganization(organizationId);
+          this.opts.logger.debug(
+            { tenant, organizationId, removed },
+            'removed the agents of a deleted tenant',
+          );
+        } catch (err) {
+          this.opts.logger.warn(
+            { tenant, organizationId, err },
+            'could not remove the agents of a deleted tenant; the sweep retries',
+          );
+        }
+      }),
+    );
+  }
+
   private sweepIn(ms: number): void {
     if (this.stopping.signal.aborted) return;
     this.timer = setTimeout(() => {
@@ -148,13 +211,20 @@ export class McpServerCleanup {
       void this.track(
         this.sweep().then(
           (removed) => {
-            const total = removed.states + removed.clients + removed.credentials + removed.agents;
+            const { states, clients, credentials, agents, tenantAgents } = removed;
+            const total = states + clients + credentials + agents + tenantAgents;
             const level = total > 0 ? 'info' : 'debug';
-            this.opts.logger[level]({ removed }, 'swept records of MCP servers that are gone');
+            this.opts.logger[level](
+              { removed },
+              'swept records of MCP servers and tenants that are gone',
+            );
           },
           (err: unknown) => {
             if (this.stopping.signal.aborted) return;
-            this.opts.logger.warn({ err }, 'MCP server sweep failed; it runs again later');
+            this.opts.logger.warn(
+              { err },
+              'MCP server and tenant sweep failed; it runs again later',
+            );
           },
         ),
       ).finally(() => this.sweepIn(SWEEP_EVERY_MS));

@@ -3,6 +3,7 @@ import { type Request, type Response, Router } from 'express';
 import { organizationOf, principalOf } from '../auth/middleware.js';
 import { isPlatformAdmin } from '../auth/principal.js';
 import { ApiError } from '../errors/api-error.js';
+import { notProvisioned } from '../mcp/server-store.js';
 import type { Agent, AgentStore } from '../store/agent-store.js';
 import { isUuid, validator } from '../validation.js';
 
@@ -70,6 +71,8 @@ export interface AgentsRouterOptions {
   agents: AgentStore;
   /** The entries of `ids` that are not live MCP servers of the organization. */
   foreignServerIds: (organizationId: string, ids: readonly string[]) => Promise<string[]>;
+  /** Whether a live tenant records the organization (agents go with their tenant). */
+  provisioned: (organizationId: string) => boolean;
 }
 
 /** `/v1/agents` (spec: "Agent link to MCP Servers"; other fields: docs/agents.md). */
@@ -117,6 +120,8 @@ export function agentsRouter(opts: AgentsRouterOptions): Router {
   router.post('/', async (req, res) => {
     const body = parseCreate(req.body);
     const { principal, organizationId } = scope(req, res);
+    // The sweep deletes agents of organizations no live tenant records (McpServerCleanup).
+    if (!opts.provisioned(organizationId)) throw notProvisioned(organizationId);
     const ids = body.mcp_server_ids ?? [];
     await checkServers(organizationId, ids);
     const agent = await opts.agents.create(organizationId, principal.userId, {

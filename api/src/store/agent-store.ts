@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { OrphanScope } from './orphan-filter.js';
+import { notLive, type OrganizationOrphanScope, type OrphanScope } from './orphan-filter.js';
 
 export interface Agent {
   id: string;
@@ -90,6 +90,29 @@ export class AgentStore {
 
   async remove(organizationId: string, id: string): Promise<boolean> {
     return (await this.db('agents').where({ organization_id: organizationId, id }).delete()) > 0;
+  }
+
+  /** Deletes every agent of an organization (its tenant was deleted); answers how many. */
+  async removeOrganization(organizationId: string): Promise<number> {
+    return this.db('agents').where({ organization_id: organizationId }).delete();
+  }
+
+  /**
+   * Deletes the agents of organizations that are not live, unchanged for the grace period (an
+   * agent just saved belongs to an organization some replica saw live a moment ago); answers how
+   * many. The live ids are one JSON parameter (see `orphan-filter.ts`).
+   */
+  async removeOrganizationsNotIn(scope: OrganizationOrphanScope): Promise<number> {
+    return this.db('agents')
+      .where(
+        notLive(
+          this.db,
+          { key: 'organization_id', time: 'updated_at' },
+          scope.liveOrganizationIds,
+          scope.graceSeconds,
+        ),
+      )
+      .delete();
   }
 
   /** Drops a deleted MCP server from every agent of its organization. */

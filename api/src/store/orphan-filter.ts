@@ -8,16 +8,18 @@ export interface OrphanScope {
   graceSeconds: number;
 }
 
+/** What a sweep of rows left behind by deleted tenants must keep. */
+export interface OrganizationOrphanScope {
+  /** The organization (`status.organizationId`) of every live TenantLifecycle. */
+  liveOrganizationIds: readonly string[];
+  /** Rows whose time column is younger than this (by the database clock) are kept. */
+  graceSeconds: number;
+}
+
 /**
  * The condition "this row names a server that is not live, and is older than the grace period",
  * for a table with a uuid server column and a timestamp column.
  *
- * The live ids travel as ONE bound parameter (a JSON array), not as `NOT IN (?, ?, …)`: that
- * form needs a parameter per id and PostgreSQL refuses more than 65 535 in a statement, and
- * `NOT IN` over a parameter list is checked row by row against the whole list (rows × ids).
- * `NOT EXISTS` over `jsonb_array_elements_text` is planned as a hash anti-join: the live set is
- * hashed once and each row is one probe, so a sweep costs rows + ids. Hundreds of thousands of
- * ids stay a few MB of parameter; far more servers than that would call for a temporary table.
  * The server column is compared as text, the form the apiserver's uids come in.
  */
 export function orphaned(
@@ -25,11 +27,36 @@ export function orphaned(
   columns: { server: string; time: string },
   scope: OrphanScope,
 ): Knex.Raw {
+  return notLive(
+    db,
+    { key: columns.server, time: columns.time },
+    scope.liveServerIds,
+    scope.graceSeconds,
+  );
+}
+
+/**
+ * The condition "this row's key column is none of `live`, and its time column is older than
+ * `graceSeconds`" (the key compared as text).
+ *
+ * The live ids travel as ONE bound parameter (a JSON array), not as `NOT IN (?, ?, …)`: that
+ * form needs a parameter per id and PostgreSQL refuses more than 65 535 in a statement, and
+ * `NOT IN` over a parameter list is checked row by row against the whole list (rows × ids).
+ * `NOT EXISTS` over `jsonb_array_elements_text` is planned as a hash anti-join: the live set is
+ * hashed once and each row is one probe, so a sweep costs rows + ids. Hundreds of thousands of
+ * ids stay a few MB of parameter; far more than that would call for a temporary table.
+ */
+export function notLive(
+  db: Knex,
+  columns: { key: string; time: string },
+  live: readonly string[],
+  graceSeconds: number,
+): Knex.Raw {
   return db.raw(
     `?? < now() - make_interval(secs => ?)
      and not exists (
        select 1 from jsonb_array_elements_text(?::jsonb) as live(id) where live.id = ??::text
      )`,
-    [columns.time, scope.graceSeconds, JSON.stringify(scope.liveServerIds), columns.server],
+    [columns.time, graceSeconds, JSON.stringify(live), columns.key],
   );
 }

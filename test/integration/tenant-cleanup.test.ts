@@ -1,0 +1,224 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { API_VERSION, type TenantLifecycle } from '@aiplane/crds';
+import { isNotFound, kubeRequest } from '@aiplane/lib';
+import { waitFor, type ManagedProcess } from '@aiplane/hack';
+import { queryRows, startTestApi, type Reply, type TestApi } from './api-helpers.js';
+import { kubeConfig } from './harness.js';
+import { caller, provisionTenant, setMembership, type Tenant } from './mcp-helpers.js';
+import { startOperatorProcess } from './operator-process.js';
+import { adminCall, awaitTenantGone } from './tenant-helpers.js';
+
+type Call = ReturnType<typeof caller>;
+type Agent = { id: string; organization_id: string };
+type ErrorBody = { error: { code?: string; message: string } };
+
+/** The first API's name, and so its database's, which the restarted API reuses. */
+const API_NAME = 'api-tenant-cleanup';
+/** The restarted API's grace period (the default is 5 minutes). */
+const GRACE_SECONDS = 120;
+/** How long the watch may take to notice a deletion and the cleanup to finish. */
+const CLEANUP_WITHIN_MS = 30_000;
+const TENANTS_PATH = `/apis/${API_VERSION}/tenantlifecycles`;
+
+function assertCode(r: Reply, status: number, expected: string): void {
+  assert.equal(r.status, status, r.text);
+  assert.equal((r.json() as ErrorBody).error.code, expected, r.text);
+}
+
+describe('agents of a deleted tenant (API, operator, kube-apiserver, PostgreSQL, Keycloak)', function () {
+  let api: TestApi | undefined;
+  let databaseUrl: string;
+  let operator: ManagedProcess;
+  let kept: Tenant;
+  let doomed: Tenant;
+  let offline: Tenant;
+  /** Calls the current API as a platform admin acting in the organization. */
+  const adminIn = (t: Tenant | string): Call =>
+    caller(api?.url ?? '', 'admin', typeof t === 'string' ? t : t.organizationId);
+  const memberIn = (t: Tenant): Call => caller(api?.url ?? '', 'member', t.organizationId);
+
+  const query = <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) =>
+    queryRows<R>(databaseUrl, sql, params);
+  /** The ids of the organization's agents as the database has them. */
+  const agentRows = async (organizationId: string) =>
+    (
+      await query<{ id: string }>('select id from agents where organization_id = $1 order by id', [
+        organizationId,
+      ])
+    ).map((r) => r.id);
+  const createAgent = async (who: Call, name: string): Promise<Agent> => {
+    const r = await who('POST', '/v1/agents', { name });
+    assert.equal(r.status, 201, r.text);
+    return r.json() as Agent;
+  };
+  const sorted = (ids: string[]) => [...ids].sort();
+  /** Ten minutes pass for these agents, as far as the database can tell. */
+  const age = (ids: string[]) =>
+    query(
+      `update agents set created_at = now() - interval '10 minutes',
+         updated_at = now() - interval '10 minutes' where id = any($1::uuid[])`,
+      [ids],
+    );
+  const tenantObjects = async () =>
+    (
+      await kubeRequest<{ items: TenantLifecycle[] }>(kubeConfig(), {
+        method: 'GET',
+        path: TENANTS_PATH,
+      })
+    ).items;
+  const kubeDeleteTenant = async (slug: string) => {
+    await kubeRequest(kubeConfig(), { method: 'DELETE', path: `${TENANTS_PATH}/${slug}` });
+    await waitFor(
+      `TenantLifecycle ${slug} to be gone`,
+      async () => {
+        try {
+          await kubeRequest(kubeConfig(), { method: 'GET', path: `${TENANTS_PATH}/${slug}` });
+          return false;
+        } catch (err) {
+          if (isNotFound(err)) return true;
+          throw err;
+        }
+      },
+      { timeoutMs: 90_000 },
+    );
+  };
+
+  before(async function () {
+    this.timeout(240_000);
+    api = await startTestApi(API_NAME);
+    databaseUrl = api.databaseUrl;
+    operator = startOperatorProcess();
+    [kept, doomed, offline] = await Promise.all([
+      provisionTenant(api.url, 'agents-kept'),
+      provisionTenant(api.url, 'agents-doomed'),
+      provisionTenant(api.url, 'agents-offline'),
+    ]);
+    for (const t of [kept, doomed, offline]) {
+      await setMembership(t.organizationId, 'admin', true);
+      await setMembership(t.organizationId, 'member', true);
+    }
+  });
+
+  after(async function () {
+    for (const t of [kept, doomed, offline]) {
+      if (!t) continue;
+      // Removing a member of an organization the deleted tenant took along answers 404: fine.
+      await setMembership(t.organizationId, 'admin', false);
+      await setMembership(t.organizationId, 'member', false);
+    }
+    await operator?.stop();
+    await api?.close();
+  });
+
+  it('answers 409 organization_not_provisioned to an agent in an organization without a tenant, and lists none', async function () {
+    const nowhere = adminIn(randomUUID());
+    assertCode(
+      await nowhere('POST', '/v1/agents', { name: 'orphan' }),
+      409,
+      'organization_not_provisioned',
+    );
+    const list = await nowhere('GET', '/v1/agents');
+    assert.equal(list.status, 200, list.text);
+    assert.deepEqual(list.json(), { agents: [], count: 0 });
+  });
+
+  it('deleting a tenant through the admin API deletes every agent of its organization; another tenant’s agents stay', async function () {
+    const mine = await createAgent(memberIn(doomed), 'doomed-member');
+    const theirs = await createAgent(adminIn(doomed), 'doomed-admin');
+    const other = await createAgent(memberIn(kept), 'kept-member');
+    assert.deepEqual(await agentRows(doomed.organizationId), sorted([mine.id, theirs.id]));
+
+    const del = await adminCall(`${api?.url}/v1/admin/tenants/${doomed.id}`, { method: 'DELETE' });
+    assert.equal(del.status, 202, del.text);
+    await awaitTenantGone(api?.url ?? '', doomed.id);
+
+    await waitFor(
+      'the deleted tenant’s agents to go',
+      async () => (await agentRows(doomed.organizationId)).length === 0,
+      { timeoutMs: CLEANUP_WITHIN_MS },
+    );
+    // A platform admin may still name the organization: it has no agents and takes none.
+    const inDoomed = adminIn(doomed);
+    const list = await inDoomed('GET', '/v1/agents');
+    assert.equal(list.status, 200, list.text);
+    assert.deepEqual(list.json(), { agents: [], count: 0 });
+    assertCode(await inDoomed('GET', `/v1/agents/${mine.id}`), 404, 'agent_not_found');
+    assertCode(
+      await inDoomed('POST', '/v1/agents', { name: 'too-late' }),
+      409,
+      'organization_not_provisioned',
+    );
+
+    assert.deepEqual(await agentRows(kept.organizationId), [other.id]);
+    const still = await memberIn(kept)('GET', `/v1/agents/${other.id}`);
+    assert.equal(still.status, 200, still.text);
+  });
+
+  describe('after a restart: a tenant deleted while no API ran', function () {
+    let old: Agent;
+    let young: Agent;
+    let keptOld: Agent;
+
+    /** The restarted API's sweep has removed the old agent of the tenant deleted meanwhile. */
+    const swept = () =>
+      waitFor(
+        'the sweep to remove the old agent of the tenant deleted while no API ran',
+        async () => !(await agentRows(offline.organizationId)).includes(old.id),
+        { timeoutMs: CLEANUP_WITHIN_MS },
+      );
+
+    before(async function () {
+      this.timeout(180_000);
+      old = await createAgent(memberIn(offline), 'offline-old');
+      young = await createAgent(memberIn(offline), 'offline-young');
+      keptOld = await createAgent(memberIn(kept), 'kept-old');
+      await age([old.id, keptOld.id]);
+
+      await api?.close();
+      api = undefined;
+      await kubeDeleteTenant(offline.slug);
+      // The sweep leaves agents alone while a live tenant has no organization recorded (it
+      // cannot tell a tenant being provisioned from one whose status was lost): remove what
+      // other suites left behind without one, so that this sweep runs.
+      for (const t of await tenantObjects()) {
+        if (!t.status?.organizationId) {
+          await kubeDeleteTenant(t.metadata.name ?? '');
+        }
+      }
+      assert.deepEqual(
+        await agentRows(offline.organizationId),
+        sorted([old.id, young.id]),
+        'nothing removed the agents while no API ran',
+      );
+
+      api = await startTestApi(
+        API_NAME + '-restarted',
+        {},
+        {
+          databaseOf: API_NAME,
+          mcpOrphanGraceSeconds: GRACE_SECONDS,
+        },
+      );
+    });
+
+    it('sweeps the agents of the gone tenant’s organization once older than the grace period', async function () {
+      await swept();
+      assertCode(await adminIn(offline)('GET', `/v1/agents/${old.id}`), 404, 'agent_not_found');
+    });
+
+    it('keeps agents younger than the grace period, even when their tenant is gone', async function () {
+      await swept();
+      assert.deepEqual(await agentRows(offline.organizationId), [young.id]);
+    });
+
+    it('never sweeps the agents of a live tenant, however old: they stay and answer', async function () {
+      await swept();
+      assert.ok((await agentRows(kept.organizationId)).includes(keptOld.id));
+      const r = await memberIn(kept)('GET', `/v1/agents/${keptOld.id}`);
+      assert.equal(r.status, 200, r.text);
+      assert.equal((r.json() as Agent).organization_id, kept.organizationId);
+    });
+  });
+});
