@@ -27,7 +27,12 @@ export {
   type InformerOptions,
   ResilientInformer,
 } from './kube/informer.js';
-export { type KubeRequest, kubeRequest } from './kube/kube-request.js';
+export {
+  type KubeRequest,
+  kubeRequest,
+  listAll,
+  type ListAllRequest,
+} from './kube/kube-request.js';
 export { objectKey, parseObjectKey } from './kube/object-key.js';
 export {
   KeycloakAdminClient,

@@ -84,7 +84,7 @@ describe('ResourceCache (read-your-writes over a watch cache)', function () {
 
   it('tells its subscribers about an object the watch reports deleted, until they unsubscribe', async function () {
     const deleted: string[] = [];
-    const off = cache?.on({ delete: (o) => deleted.push(o.metadata?.uid ?? '') });
+    const off = cache?.onGone((o) => deleted.push(o.metadata?.uid ?? ''));
     send('DELETED', obj('6'));
     await until(() => deleted.length === 1, 'the delete handler');
     assert.deepEqual(deleted, ['uid-a']);
@@ -93,6 +93,19 @@ describe('ResourceCache (read-your-writes over a watch cache)', function () {
     send('DELETED', obj('8'));
     await until(() => cache?.list().length === 0, 'the second deletion');
     assert.deepEqual(deleted, ['uid-a']);
+  });
+
+  it('counts an object replaced under its name by another uid as gone, an ordinary update not', async function () {
+    const gone: [string, string | undefined][] = [];
+    const off = cache?.onGone((o, replacement) =>
+      gone.push([o.metadata?.uid ?? '', replacement?.metadata?.uid]),
+    );
+    send('MODIFIED', obj('6', { labels: { v: 'changed' } }));
+    const replaced = obj('7');
+    send('MODIFIED', { ...replaced, metadata: { ...replaced.metadata, uid: 'uid-b' } });
+    await until(() => gone.length === 1, 'the replacement');
+    assert.deepEqual(gone, [['uid-a', 'uid-b']]);
+    off?.();
   });
 
   it('lists every page afresh from the apiserver, objects its watch has not delivered included', async function () {

@@ -1,14 +1,7 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import {
-  type InformerHandlers,
-  type Logger,
-  kubeRequest,
-  objectKey,
-  ResilientInformer,
-} from '@aiplane/lib';
+import { type Logger, kubeRequest, listAll, objectKey, ResilientInformer } from '@aiplane/lib';
 
 const READ_THROUGH_REUSE_MS = 1_000;
-const LIST_PAGE_SIZE = 500;
 
 /**
  * A watch cache of one kind for the API, read-your-writes: objects the API just wrote are
@@ -53,29 +46,23 @@ export class ResourceCache<T extends KubernetesObject> {
   }
 
   /**
-   * Calls `handlers` on the watch's own events: `delete` for an object the watch saw deleted
-   * or found gone after a relist, `update` (with the previous object) for a change, which may
-   * be a replacement under the same name (another uid). Answers the unsubscribe function.
+   * Calls `handler` for every object that is gone, as the watch sees it: deleted, found missing
+   * after a relist, or replaced under its name by another uid (a delete and re-create while the
+   * watch was down looks like an update); then `replacement` is the object now there. Answers
+   * the unsubscribe function.
    */
-  on(handlers: Pick<InformerHandlers<T>, 'delete' | 'update'>): () => void {
-    return this.informer.on(handlers);
+  onGone(handler: (gone: T, replacement: T | undefined) => void): () => void {
+    return this.informer.on({
+      delete: (obj) => handler(obj, undefined),
+      update: (obj, old) => {
+        if (old.metadata?.uid !== obj.metadata?.uid) handler(old, obj);
+      },
+    });
   }
 
   /** Every object as the apiserver has it now (a paged LIST, one consistent snapshot). */
   async listFresh(signal?: AbortSignal): Promise<T[]> {
-    const items: T[] = [];
-    let token: string | undefined;
-    do {
-      const page = await kubeRequest<{ items?: T[]; metadata?: { continue?: string } }>(this.kc, {
-        method: 'GET',
-        path: this.path,
-        query: { limit: LIST_PAGE_SIZE, continue: token },
-        signal,
-      });
-      items.push(...(page.items ?? []));
-      token = page.metadata?.continue || undefined;
-    } while (token);
-    return items;
+    return (await listAll<T>(this.kc, { path: this.path, signal })).items;
   }
 
   /** Records the apiserver's reply to a write, or that `obj` was deleted. */

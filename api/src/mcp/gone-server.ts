@@ -12,24 +12,16 @@ export interface GoneServer {
   organizationIds: string[];
 }
 
-/** What the McpServer watch reported. */
-export type ServerWatchEvent =
-  { type: 'deleted'; server: McpServer } | { type: 'updated'; server: McpServer; old: McpServer };
-
 /**
- * The server a watch event says is gone: the object of a deletion (seen by the watch, or found
- * missing after a relist), or the previous object of an update that replaced it under the same
- * name with another uid (a delete and re-create while the watch was down looks like that).
- * Undefined when nothing is gone. Pure: `tenants` is the tenant cache's current list.
+ * The id and organizations of a server the watch saw go (`ResourceCache.onGone`); undefined
+ * for an object without uid. Pure: `tenants` is the tenant cache's current list.
  */
 export function goneServer(
-  event: ServerWatchEvent,
+  gone: McpServer,
   tenants: readonly TenantLifecycle[],
 ): GoneServer | undefined {
-  const gone = event.type === 'deleted' ? event.server : event.old;
   const serverId = gone.metadata?.uid;
   if (!serverId) return undefined;
-  if (event.type === 'updated' && event.server.metadata?.uid === serverId) return undefined;
   const namespace = gone.metadata?.namespace;
   const candidates = [
     gone.metadata?.labels?.[ORGANIZATION_LABEL],

@@ -1,12 +1,6 @@
 import assert from 'node:assert/strict';
 import type { TenantLifecycle } from '@aiplane/crds';
-import {
-  agentSweep,
-  goneTenant,
-  type AgentSweep,
-  type GoneTenant,
-  type TenantWatchEvent,
-} from './gone-tenant.js';
+import { agentSweep, goneTenant, type AgentSweep, type GoneTenant } from './gone-tenant.js';
 
 const UID = '6f1c0a5e-1b7a-4c43-9a53-7f0e0f0e0f0e';
 const OTHER_UID = '0b5e7c3a-7d2e-4f7a-8c1b-2a9d3e4f5a6b';
@@ -22,70 +16,56 @@ const tenant = (slug: string, uid?: string, organizationId?: string | null): Ten
 describe('goneTenant', function () {
   const cases: {
     name: string;
-    event: TenantWatchEvent;
+    gone: TenantLifecycle;
+    replacement?: TenantLifecycle;
     tenants?: TenantLifecycle[];
     want: GoneTenant | undefined;
   }[] = [
     {
       name: 'answers the recorded organization of a deleted tenant',
-      event: { type: 'deleted', tenant: tenant('acme', UID, 'org-acme') },
+      gone: tenant('acme', UID, 'org-acme'),
       tenants: [tenant('other', OTHER_UID, 'org-other')],
       want: { tenant: 'acme', organizationId: 'org-acme' },
     },
     {
       name: 'answers no organization for a tenant deleted before one was recorded',
-      event: { type: 'deleted', tenant: tenant('acme', UID) },
+      gone: tenant('acme', UID),
       want: { tenant: 'acme', organizationId: undefined },
     },
     {
       name: 'treats an empty recorded organization as none',
-      event: { type: 'deleted', tenant: tenant('acme', UID, '') },
+      gone: tenant('acme', UID, ''),
       want: { tenant: 'acme', organizationId: undefined },
     },
     {
       name: 'answers the organization when the cache still lists the deleted object itself',
-      event: { type: 'deleted', tenant: tenant('acme', UID, 'org-acme') },
+      gone: tenant('acme', UID, 'org-acme'),
       tenants: [tenant('acme', UID, 'org-acme')],
       want: { tenant: 'acme', organizationId: 'org-acme' },
     },
     {
       name: 'answers nothing when another live tenant records the same organization',
-      event: { type: 'deleted', tenant: tenant('acme', UID, 'org-acme') },
+      gone: tenant('acme', UID, 'org-acme'),
       tenants: [tenant('acme-2', OTHER_UID, 'org-acme')],
       want: undefined,
     },
     {
-      name: 'answers nothing for an update of the same tenant (a status change)',
-      event: {
-        type: 'updated',
-        tenant: tenant('acme', UID, 'org-acme'),
-        old: tenant('acme', UID),
-      },
-      want: undefined,
-    },
-    {
       name: 'answers the previous object’s organization when another uid replaced it under its name',
-      event: {
-        type: 'updated',
-        tenant: tenant('acme', OTHER_UID),
-        old: tenant('acme', UID, 'org-acme'),
-      },
+      gone: tenant('acme', UID, 'org-acme'),
+      replacement: tenant('acme', OTHER_UID),
       tenants: [tenant('acme', OTHER_UID)],
       want: { tenant: 'acme', organizationId: 'org-acme' },
     },
     {
       name: 'answers nothing when the replacing tenant adopted the same organization',
-      event: {
-        type: 'updated',
-        tenant: tenant('acme', OTHER_UID, 'org-acme'),
-        old: tenant('acme', UID, 'org-acme'),
-      },
+      gone: tenant('acme', UID, 'org-acme'),
+      replacement: tenant('acme', OTHER_UID, 'org-acme'),
       want: undefined,
     },
   ];
   for (const c of cases) {
     it(c.name, function () {
-      assert.deepEqual(goneTenant(c.event, c.tenants ?? []), c.want);
+      assert.deepEqual(goneTenant(c.gone, c.replacement, c.tenants ?? []), c.want);
     });
   }
 });

@@ -8,33 +8,25 @@ export interface GoneTenant {
   organizationId: string | undefined;
 }
 
-/** What the TenantLifecycle watch reported. */
-export type TenantWatchEvent =
-  | { type: 'deleted'; tenant: TenantLifecycle }
-  | { type: 'updated'; tenant: TenantLifecycle; old: TenantLifecycle };
-
 const organizationOf = (t: TenantLifecycle): string | undefined =>
   t.status?.organizationId || undefined;
 
 /**
- * The tenant a watch event says is gone: the object of a deletion (seen by the watch, or found
- * missing after a relist), or the previous object of an update that replaced it under the same
- * name with another uid (a delete and re-create while the watch was down looks like that).
- * Undefined when nothing is gone, or when its organization is still recorded by another live
- * tenant (the re-created one adopted it): that organization's agents stay. Pure: `tenants` is
- * the tenant cache's current list.
+ * The organization whose agents go with a tenant the watch saw go (`ResourceCache.onGone`,
+ * with the object that replaced it under its name, if any). Undefined when another live tenant
+ * still records that organization (a re-created one adopted it): its agents stay. Pure:
+ * `tenants` is the tenant cache's current list.
  */
 export function goneTenant(
-  event: TenantWatchEvent,
+  gone: TenantLifecycle,
+  replacement: TenantLifecycle | undefined,
   tenants: readonly TenantLifecycle[],
 ): GoneTenant | undefined {
-  const gone = event.type === 'deleted' ? event.tenant : event.old;
   const uid = gone.metadata?.uid;
-  if (event.type === 'updated' && event.tenant.metadata?.uid === uid) return undefined;
   const organizationId = organizationOf(gone);
   const stillOwned =
     organizationId !== undefined &&
-    [...tenants, ...(event.type === 'updated' ? [event.tenant] : [])].some(
+    [...tenants, ...(replacement ? [replacement] : [])].some(
       (t) => t.metadata?.uid !== uid && organizationOf(t) === organizationId,
     );
   if (stillOwned) return undefined;

@@ -5,8 +5,8 @@ import type { AgentStore } from '../store/agent-store.js';
 import type { CredentialStore } from '../store/credential-store.js';
 import type { OAuthStateStore } from '../store/oauth-state-store.js';
 import type { OrphanScope } from '../store/orphan-filter.js';
-import { goneServer, type ServerWatchEvent } from './gone-server.js';
-import { agentSweep, goneTenant, type TenantWatchEvent } from './gone-tenant.js';
+import { goneServer } from './gone-server.js';
+import { agentSweep, goneTenant } from './gone-tenant.js';
 
 /**
  * Rows younger than this are never swept: a server (or tenant) created a moment ago may not be
@@ -72,14 +72,8 @@ export class McpServerCleanup {
   start(): void {
     const { servers, tenants } = this.opts;
     const unsubscribe = [
-      servers.on({
-        delete: (server) => this.watched({ type: 'deleted', server }),
-        update: (server, old) => this.watched({ type: 'updated', server, old }),
-      }),
-      tenants.on({
-        delete: (tenant) => this.tenantWatched({ type: 'deleted', tenant }),
-        update: (tenant, old) => this.tenantWatched({ type: 'updated', tenant, old }),
-      }),
+      servers.onGone((server) => this.serverGone(server)),
+      tenants.onGone((tenant, replacement) => this.tenantGone(tenant, replacement)),
     ];
     this.unsubscribe = () => unsubscribe.forEach((u) => u());
     const signal = this.stopping.signal;
@@ -141,9 +135,9 @@ export class McpServerCleanup {
     return { ...removed, tenantAgents };
   }
 
-  private watched(event: ServerWatchEvent): void {
+  private serverGone(server: McpServer): void {
     if (this.stopping.signal.aborted) return;
-    const gone = goneServer(event, this.opts.tenants.list());
+    const gone = goneServer(server, this.opts.tenants.list());
     if (!gone) return;
     const { serverId, organizationIds } = gone;
     if (organizationIds.length === 0) {
@@ -153,52 +147,44 @@ export class McpServerCleanup {
       );
       return;
     }
-    this.queue = this.track(
-      this.queue.then(async () => {
-        for (const organizationId of organizationIds) {
-          // After stop the database goes; what is left here is the sweep's.
-          if (this.stopping.signal.aborted) return;
-          try {
-            await this.forget(serverId, organizationId);
-            this.opts.logger.debug(
-              { serverId, organizationId },
-              'removed the records of a deleted MCP server',
-            );
-          } catch (err) {
-            this.opts.logger.warn(
-              { serverId, organizationId, err },
-              'could not remove the records of a deleted MCP server; the sweep retries',
-            );
-          }
-        }
-      }),
+    for (const organizationId of organizationIds) {
+      this.enqueue({ serverId, organizationId }, 'the records of a deleted MCP server', () =>
+        this.forget(serverId, organizationId),
+      );
+    }
+  }
+
+  private tenantGone(tenant: TenantLifecycle, replacement: TenantLifecycle | undefined): void {
+    if (this.stopping.signal.aborted) return;
+    const gone = goneTenant(tenant, replacement, this.opts.tenants.list());
+    if (!gone) return;
+    const { organizationId } = gone;
+    if (organizationId === undefined) {
+      // Deleted before its organization was recorded: no agent can name it (see agentSweep).
+      this.opts.logger.debug(
+        { tenant: gone.tenant },
+        'deleted tenant had no organization; no agents to remove',
+      );
+      return;
+    }
+    this.enqueue({ tenant: gone.tenant, organizationId }, 'the agents of a deleted tenant', () =>
+      this.opts.agents.removeOrganization(organizationId),
     );
   }
 
-  private tenantWatched(event: TenantWatchEvent): void {
-    if (this.stopping.signal.aborted) return;
-    const gone = goneTenant(event, this.opts.tenants.list());
-    if (!gone) return;
-    const { tenant, organizationId } = gone;
-    if (organizationId === undefined) {
-      // Deleted before its organization was recorded: no agent can name it (see agentSweep).
-      this.opts.logger.debug({ tenant }, 'deleted tenant had no organization; no agents to remove');
-      return;
-    }
+  /**
+   * Runs one watch cleanup after those before it; logs its outcome with `fields` (ids only).
+   * After stop the database goes: what is still queued is left to the next sweep.
+   */
+  private enqueue(fields: Record<string, string>, what: string, work: () => Promise<unknown>) {
     this.queue = this.track(
       this.queue.then(async () => {
         if (this.stopping.signal.aborted) return;
         try {
-          const removed = await this.opts.agents.removeOrganization(organizationId);
-          this.opts.logger.debug(
-            { tenant, organizationId, removed },
-            'removed the agents of a deleted tenant',
-          );
+          const removed = await work();
+          this.opts.logger.debug({ ...fields, removed }, `removed ${what}`);
         } catch (err) {
-          this.opts.logger.warn(
-            { tenant, organizationId, err },
-            'could not remove the agents of a deleted tenant; the sweep retries',
-          );
+          this.opts.logger.warn({ ...fields, err }, `could not remove ${what}; the sweep retries`);
         }
       }),
     );

@@ -7,7 +7,7 @@ import {
 import type { Logger } from 'pino';
 import { backoffDelay, type BackoffOptions } from './backoff.js';
 import { abortableDelay, GuardedWatch } from './guarded-watch.js';
-import { kubeRequest } from './kube-request.js';
+import { listAll } from './kube-request.js';
 import { objectKey } from './object-key.js';
 
 export interface InformerHandlers<T> {
@@ -45,13 +45,6 @@ export interface InformerOptions {
   /** Abort (and restart) a list page that takes longer; default 60 000 ms. */
   listTimeoutMs?: number;
   logger?: Logger;
-}
-
-interface RawList<T> {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: { resourceVersion?: string; continue?: string };
-  items?: T[];
 }
 
 /**
@@ -183,25 +176,15 @@ export class ResilientInformer<T extends KubernetesObject> implements InformerLi
   }
 
   private async relist(signal: AbortSignal): Promise<KubernetesListObject<T>> {
-    const { kc, path, labelSelector, fieldSelector, pageSize = 500 } = this.options;
-    const timeoutMs = this.options.listTimeoutMs ?? 60_000;
-    const items: T[] = [];
-    let resourceVersion: string | undefined;
-    let token: string | undefined;
-    do {
-      const page = await kubeRequest<RawList<T>>(kc, {
-        method: 'GET',
-        path,
-        query: { labelSelector, fieldSelector, limit: pageSize, continue: token },
-        signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
-      });
-      const kind = page.kind?.replace(/List$/, '');
-      for (const item of page.items ?? []) {
-        items.push({ apiVersion: page.apiVersion, kind, ...item });
-      }
-      resourceVersion ??= page.metadata?.resourceVersion;
-      token = page.metadata?.continue || undefined;
-    } while (token);
+    const { kc, path, labelSelector, fieldSelector, pageSize } = this.options;
+    const { items, resourceVersion } = await listAll<T>(kc, {
+      path,
+      labelSelector,
+      fieldSelector,
+      pageSize,
+      signal,
+      pageTimeoutMs: this.options.listTimeoutMs ?? 60_000,
+    });
     if (signal.aborted) throw new Error(`${this.resource}: informer generation ended`);
     this.replaceAll(items);
     this.failures = 0;

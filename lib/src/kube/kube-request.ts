@@ -60,3 +60,56 @@ export async function kubeRequest<T>(kc: KubeConfig, request: KubeRequest): Prom
   }
   return parsed as T;
 }
+
+/** One page of a LIST as the apiserver answers it. */
+interface ListPage<T> {
+  apiVersion?: string;
+  kind?: string;
+  items?: T[];
+  metadata?: { resourceVersion?: string; continue?: string };
+}
+
+export interface ListAllRequest {
+  /** Collection path, e.g. `/apis/aiplane.io/v1alpha1/mcpservers`. */
+  path: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Items per page (`limit`); default 500. */
+  pageSize?: number;
+  signal?: AbortSignal;
+  /** Abort a page that takes longer than this (each page gets its own budget). */
+  pageTimeoutMs?: number;
+}
+
+/**
+ * Every item of a collection, following `continue` tokens (one consistent snapshot). Items
+ * carry their `apiVersion` and `kind` (a LIST leaves them out of each item); `resourceVersion`
+ * is the first page's, where a watch may start.
+ */
+export async function listAll<T extends { apiVersion?: string; kind?: string }>(
+  kc: KubeConfig,
+  request: ListAllRequest,
+): Promise<{ items: T[]; resourceVersion: string | undefined }> {
+  const { path, labelSelector, fieldSelector, pageSize = 500, signal, pageTimeoutMs } = request;
+  const pageSignal = () => {
+    const signals = [signal, pageTimeoutMs ? AbortSignal.timeout(pageTimeoutMs) : undefined];
+    const given = signals.filter((s): s is AbortSignal => s !== undefined);
+    return given.length > 0 ? AbortSignal.any(given) : undefined;
+  };
+  const items: T[] = [];
+  let resourceVersion: string | undefined;
+  let token: string | undefined;
+  do {
+    const page = await kubeRequest<ListPage<T>>(kc, {
+      method: 'GET',
+      path,
+      query: { labelSelector, fieldSelector, limit: pageSize, continue: token },
+      signal: pageSignal(),
+    });
+    const kind = page.kind?.replace(/List$/, '');
+    for (const item of page.items ?? []) items.push({ apiVersion: page.apiVersion, kind, ...item });
+    resourceVersion ??= page.metadata?.resourceVersion;
+    token = page.metadata?.continue || undefined;
+  } while (token);
+  return { items, resourceVersion };
+}
