@@ -44,7 +44,6 @@ export async function startApi(
     servers: platform.servers,
     tenants,
     credentials,
-    states,
     agents,
     logger,
     graceSeconds: opts.mcpOrphanGraceSeconds,
@@ -69,8 +68,8 @@ export async function startApi(
         const check = await checkRemoteAddress(address, { allowLoopback });
         if (!check.ok) throw new ApiError('mcp_server_address_invalid', check.message);
       },
-      onDeleted: (organizationId: string, serverId: string) =>
-        agents.forgetServer(organizationId, serverId),
+      forget: (serverId: string, organizationId: string) =>
+        cleanup.forget(serverId, organizationId),
     },
     mcpOAuth: new McpOAuthLinking({
       ...dialers,
@@ -87,8 +86,9 @@ export async function startApi(
       foreignServerIds: async (organizationId: string, ids: readonly string[]) => {
         const namespace = organizationNamespace(tenants, organizationId);
         if (namespace === undefined) return [...ids];
-        const found = await servers.findMany(namespace, ids);
-        return ids.filter((id) => !found.has(id));
+        // Misses read through the cache: one LIST of the namespace however many ids miss.
+        const found = await Promise.all(ids.map((id) => servers.find(namespace, id)));
+        return ids.filter((_, i) => found[i] === undefined);
       },
       provisioned: (organizationId: string) =>
         organizationNamespace(tenants, organizationId) !== undefined,

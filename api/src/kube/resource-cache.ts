@@ -14,6 +14,8 @@ export class ResourceCache<T extends KubernetesObject> {
   private readonly recent = new Map<string, { obj: T; deleted: boolean; at: number }>();
   /** Read-through LISTs in flight or just answered, by path. */
   private readonly reads = new Map<string, { at: number; items: Promise<T[]> }>();
+  /** uid → the watch cache's key of that object, kept by the watch's own events. */
+  private readonly keyByUid = new Map<string, string>();
 
   constructor(
     private readonly kc: KubeConfig,
@@ -26,6 +28,20 @@ export class ResourceCache<T extends KubernetesObject> {
       path,
       resource: path.split('/').pop() ?? path,
       logger,
+    });
+    const index = (o: T) => {
+      if (o.metadata?.uid) this.keyByUid.set(o.metadata.uid, objectKey(o));
+    };
+    const unindex = (o: T) => {
+      if (o.metadata?.uid) this.keyByUid.delete(o.metadata.uid);
+    };
+    this.informer.on({
+      add: index,
+      update: (o, old) => {
+        unindex(old);
+        index(o);
+      },
+      delete: unindex,
     });
   }
 
@@ -85,10 +101,10 @@ export class ResourceCache<T extends KubernetesObject> {
     return [...byUid.values()];
   }
 
-  /** By uid: cache first, then the apiserver. */
+  /** By uid: cache first (the API's own writes applied, as in `list`), then the apiserver. */
   async byUid(uid: string, namespace?: string): Promise<T | undefined> {
-    const hit = this.list(namespace).find((o) => o.metadata?.uid === uid);
-    if (hit) return hit;
+    const hit = this.cached(uid);
+    if (hit && (namespace === undefined || hit.metadata?.namespace === namespace)) return hit;
     const path = namespace
       ? this.path.replace(/\/([^/]+)$/, `/namespaces/${namespace}/$1`)
       : this.path;
@@ -96,14 +112,30 @@ export class ResourceCache<T extends KubernetesObject> {
     return fresh.find((o) => o.metadata?.uid === uid);
   }
 
+  /** One object by uid from the watch cache and the API's recent writes, without a copy. */
+  private cached(uid: string): T | undefined {
+    this.expire();
+    const recent = this.recent.get(uid);
+    if (recent?.deleted) return undefined;
+    const key = this.keyByUid.get(uid);
+    const watched = key === undefined ? undefined : this.informer.get(key);
+    const current = watched?.metadata?.uid === uid ? watched : undefined;
+    if (recent && (!current || newer(recent.obj, current))) return recent.obj;
+    return current;
+  }
+
   /**
    * One LIST per path at a time, its answer reused for a second: misses by made-up ids (any
-   * caller can send them) cost the apiserver at most one LIST per path per second.
+   * caller can send them) cost the apiserver at most one LIST per path per second. Answers
+   * older than that are dropped, so no path keeps a copy of its objects.
    */
   private readThrough(path: string): Promise<T[]> {
     const now = Date.now();
+    for (const [p, read] of this.reads) {
+      if (now - read.at >= READ_THROUGH_REUSE_MS) this.reads.delete(p);
+    }
     const hit = this.reads.get(path);
-    if (hit && now - hit.at < READ_THROUGH_REUSE_MS) return hit.items;
+    if (hit) return hit.items;
     const items = kubeRequest<{ items: T[] }>(this.kc, { method: 'GET', path }).then(
       (r) => r.items,
       (err: unknown) => {

@@ -36,15 +36,32 @@ export function callerScope(
 export async function findCallerServer(
   req: Request,
   res: Response,
-  deps: { servers: McpServerStore; tenants: ResourceCache<TenantLifecycle> },
+  deps: ServerLookup,
 ): Promise<CallerScope & { server: McpServer; id: string }> {
   const scope = callerScope(req, res, deps.tenants);
-  const param = req.params.server_id;
-  const id = typeof param === 'string' ? param : '';
-  const server =
-    scope.namespace !== undefined && isUuid(id)
-      ? await deps.servers.find(scope.namespace, id)
-      : undefined;
+  const id = serverIdParam(req) ?? '';
+  const server = await findInOrganization(deps, scope.organizationId, id);
   if (!server) throw new ApiError('mcp_server_access_denied', ACCESS_DENIED_MESSAGE);
   return { ...scope, server, id };
+}
+
+export interface ServerLookup {
+  servers: McpServerStore;
+  tenants: ResourceCache<TenantLifecycle>;
+}
+
+/** The `server_id` path parameter when it is a UUID. */
+export function serverIdParam(req: Request): string | undefined {
+  const param = req.params.server_id;
+  return typeof param === 'string' && isUuid(param) ? param : undefined;
+}
+
+/** A live server of the organization by id (undefined: no tenant, not a UUID, or none). */
+export async function findInOrganization(
+  deps: ServerLookup,
+  organizationId: string,
+  id: string,
+): Promise<McpServer | undefined> {
+  const namespace = organizationNamespace(deps.tenants, organizationId);
+  return namespace !== undefined && isUuid(id) ? deps.servers.find(namespace, id) : undefined;
 }

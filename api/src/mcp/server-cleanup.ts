@@ -3,8 +3,7 @@ import type { Logger } from '@aiplane/lib';
 import type { ResourceCache } from '../kube/resource-cache.js';
 import type { AgentStore } from '../store/agent-store.js';
 import type { CredentialStore } from '../store/credential-store.js';
-import type { OAuthStateStore } from '../store/oauth-state-store.js';
-import type { OrphanScope } from '../store/orphan-filter.js';
+import type { LiveScope } from '../store/orphan-filter.js';
 import { goneServer } from './gone-server.js';
 import { agentSweep, goneTenant } from './gone-tenant.js';
 
@@ -20,7 +19,6 @@ export interface McpServerCleanupOptions {
   servers: ResourceCache<McpServer>;
   tenants: ResourceCache<TenantLifecycle>;
   credentials: CredentialStore;
-  states: OAuthStateStore;
   agents: AgentStore;
   logger: Logger;
   /** Default {@link ORPHAN_GRACE_SECONDS}; tests shorten it. */
@@ -29,7 +27,6 @@ export interface McpServerCleanupOptions {
 
 /** What one sweep removed, by table. */
 export interface SweepResult {
-  states: number;
   clients: number;
   credentials: number;
   /** Agents whose references to gone servers were dropped. */
@@ -102,7 +99,7 @@ export class McpServerCleanup {
    * records, older than the grace period.
    */
   async sweep(): Promise<SweepResult> {
-    const { servers, tenants, credentials, states, agents } = this.opts;
+    const { servers, tenants, credentials, agents } = this.opts;
     const [freshServers, freshTenants] = await Promise.all([
       servers.listFresh(this.stopping.signal),
       tenants.listFresh(this.stopping.signal),
@@ -113,9 +110,9 @@ export class McpServerCleanup {
     for (const s of [...servers.list(), ...freshServers]) {
       if (s.metadata?.uid) ids.add(s.metadata.uid.toLowerCase());
     }
-    const scope: OrphanScope = { liveServerIds: [...ids], graceSeconds: this.graceSeconds };
+    const scope: LiveScope = { live: [...ids], graceSeconds: this.graceSeconds };
+    // Linking states go with their OAuth client (ON DELETE CASCADE, migration 0004).
     const removed = {
-      states: await states.deleteForServersNotIn(scope),
       clients: await credentials.oauthClients.deleteForServersNotIn(scope),
       credentials: await credentials.deleteForServersNotIn(scope),
       agents: await agents.forgetServersNotIn(scope),
@@ -129,7 +126,7 @@ export class McpServerCleanup {
       return { ...removed, tenantAgents: 0 };
     }
     const tenantAgents = await agents.removeOrganizationsNotIn({
-      liveOrganizationIds: organizations.liveOrganizationIds,
+      live: organizations.liveOrganizationIds,
       graceSeconds: this.graceSeconds,
     });
     return { ...removed, tenantAgents };
@@ -197,8 +194,8 @@ export class McpServerCleanup {
       void this.track(
         this.sweep().then(
           (removed) => {
-            const { states, clients, credentials, agents, tenantAgents } = removed;
-            const total = states + clients + credentials + agents + tenantAgents;
+            const { clients, credentials, agents, tenantAgents } = removed;
+            const total = clients + credentials + agents + tenantAgents;
             const level = total > 0 ? 'info' : 'debug';
             this.opts.logger[level](
               { removed },

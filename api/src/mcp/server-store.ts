@@ -61,23 +61,6 @@ export class McpServerStore {
     return s && !deleting(s) ? s : undefined;
   }
 
-  /**
-   * The live servers of a namespace among `ids`: the cache first, then at most one read of the
-   * namespace from the apiserver for the ids it lacks (however many there are).
-   */
-  async findMany(namespace: string, ids: readonly string[]): Promise<Set<string>> {
-    const live = (list: McpServer[]) =>
-      new Set(list.filter((s) => !deleting(s)).map((s) => s.metadata.uid ?? ''));
-    const cached = live(this.cache.list(namespace));
-    if (ids.every((id) => cached.has(id))) return new Set(ids);
-    const fresh = await kubeRequest<{ items: McpServer[] }>(this.kc, {
-      method: 'GET',
-      path: serversPath(namespace),
-    });
-    const all = new Set([...cached, ...live(fresh.items)]);
-    return new Set(ids.filter((id) => all.has(id)));
-  }
-
   async create(opts: {
     namespace: string;
     organizationId: string;

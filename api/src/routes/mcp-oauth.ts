@@ -2,9 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { Router } from 'express';
 import type { TenantLifecycle } from '@aiplane/crds';
 import type { ResourceCache } from '../kube/resource-cache.js';
-import { callerScope, findCallerServer } from '../mcp/caller-server.js';
+import { callerScope, findCallerServer, findInOrganization } from '../mcp/caller-server.js';
 import type { McpOAuthLinking } from '../mcp/oauth/oauth-linking.js';
-import { organizationNamespace } from '../mcp/organization-namespace.js';
 import type { McpServerStore } from '../mcp/server-store.js';
 import { validator } from '../validation.js';
 
@@ -40,10 +39,7 @@ export function mcpOAuthRouter(opts: McpOAuthRouterOptions): Router {
     const { userId, organizationId } = callerScope(req, res, opts.tenants);
     const serverId = await opts.linking.complete(
       { state, code, userId, organizationId },
-      async (id, organization) => {
-        const namespace = organizationNamespace(opts.tenants, organization);
-        return namespace !== undefined && (await opts.servers.find(namespace, id)) !== undefined;
-      },
+      async (id, organization) => (await findInOrganization(opts, organization, id)) !== undefined,
     );
     res.json({ server_id: serverId });
   });

@@ -5,14 +5,19 @@ import { requirePlatformAdmin } from '../auth/middleware.js';
 import { ApiError } from '../errors/api-error.js';
 import type { ResourceCache } from '../kube/resource-cache.js';
 import { isImageProblem, parseImageReference } from '../mcp/image-reference.js';
-import { callerScope, findCallerServer } from '../mcp/caller-server.js';
-import { parseCreateServer, parseUpdateServer } from '../mcp/server-body.js';
+import {
+  callerScope,
+  findCallerServer,
+  findInOrganization,
+  serverIdParam,
+} from '../mcp/caller-server.js';
+import { MANAGED_FIELDS, parseCreateServer, parseUpdateServer } from '../mcp/server-body.js';
 import { serverRecord, type CallerLink } from '../mcp/server-record.js';
 import { specOf, updatedSpec } from '../mcp/server-resource.js';
 import { notProvisioned, type McpServerStore } from '../mcp/server-store.js';
 import type { AvailableTools } from '../mcp/available-tools.js';
 import type { CredentialStore } from '../store/credential-store.js';
-import { isUuid, validator } from '../validation.js';
+import { validator } from '../validation.js';
 
 const CredentialBody = Type.Object(
   { credential: Type.String({ minLength: 1, maxLength: 4096, pattern: '\\S' }) },
@@ -29,12 +34,15 @@ export interface McpServersRouterOptions {
   checkAddress: (address: string) => Promise<void>;
   /** `{gateway_base}`, or null when the deployment publishes no gateway. */
   gatewayBase: string | null;
-  /** Called after a server was deleted (agents drop their references to it). */
-  onDeleted?: (organizationId: string, serverId: string) => Promise<void>;
+  /**
+   * Removes what the database keeps about a server of the organization (credentials, OAuth
+   * rows, agents' references): `McpServerCleanup.forget`, which also serves the watch.
+   */
+  forget: (serverId: string, organizationId: string) => Promise<void>;
 }
 
 /** Fields that change the Pod the cluster runs (env only renames the Secret it reads). */
-const WORKLOAD_FIELDS = ['image', 'port', 'path', 'arguments', 'resources', 'security'];
+const WORKLOAD_FIELDS = MANAGED_FIELDS.filter((f) => f !== 'env');
 const adminOnly = requirePlatformAdmin('mcp_server_management_denied');
 
 /** `/v1/mcp/servers` (spec: "MCP management"). */
@@ -122,19 +130,13 @@ export function mcpServersRouter(opts: McpServersRouterOptions): Router {
   });
 
   router.delete('/:server_id', adminOnly, async (req, res) => {
-    const s = scope(req, res);
-    const param = req.params.server_id;
-    const id = typeof param === 'string' && isUuid(param) ? param : undefined;
+    const { organizationId } = scope(req, res);
+    const id = serverIdParam(req);
     const server =
-      id !== undefined && s.namespace !== undefined
-        ? await opts.servers.find(s.namespace, id)
-        : undefined;
+      id !== undefined ? await findInOrganization(opts, organizationId, id) : undefined;
     // The organization's own records first, even when the server is gone (a retry repairs an
-    // earlier failure); both are scoped by organization, so a foreign id touches nothing.
-    if (id !== undefined) {
-      await opts.credentials.removeServer(id, s.organizationId);
-      await opts.onDeleted?.(s.organizationId, id);
-    }
+    // earlier failure); they are scoped by organization, so a foreign id touches nothing.
+    if (id !== undefined) await opts.forget(id, organizationId);
     if (server) await opts.servers.delete(server);
     // Idempotent: absent (or not this organization's) is already the wanted state.
     res.status(204).end();

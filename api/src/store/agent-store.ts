@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { notLive, type OrganizationOrphanScope, type OrphanScope } from './orphan-filter.js';
+import { notLive, type LiveScope } from './orphan-filter.js';
 
 export interface Agent {
   id: string;
@@ -102,16 +102,9 @@ export class AgentStore {
    * agent just saved belongs to an organization some replica saw live a moment ago); answers how
    * many. The live ids are one JSON parameter (see `orphan-filter.ts`).
    */
-  async removeOrganizationsNotIn(scope: OrganizationOrphanScope): Promise<number> {
+  async removeOrganizationsNotIn(scope: LiveScope): Promise<number> {
     return this.db('agents')
-      .where(
-        notLive(
-          this.db,
-          { key: 'organization_id', time: 'updated_at' },
-          scope.liveOrganizationIds,
-          scope.graceSeconds,
-        ),
-      )
+      .where(notLive(this.db, { key: 'organization_id', time: 'updated_at' }, scope))
       .delete();
   }
 
@@ -137,7 +130,7 @@ export class AgentStore {
    * per-agent lateral, the planner (which guesses 100 rows for a set-returning function) scans
    * the live set again for every agent, agents × ids.
    */
-  async forgetServersNotIn(scope: OrphanScope): Promise<number> {
+  async forgetServersNotIn(scope: LiveScope): Promise<number> {
     const result = await this.db.raw<{ rowCount: number | null }>(
       `with live(id) as materialized (select jsonb_array_elements_text(?::jsonb)),
        refs as materialized (
@@ -158,7 +151,7 @@ export class AgentStore {
        update agents set mcp_server_ids = changed.kept, updated_at = now()
        from changed
        where agents.id = changed.agent and agents.updated_at < now() - make_interval(secs => ?)`,
-      [JSON.stringify(scope.liveServerIds), scope.graceSeconds, scope.graceSeconds],
+      [JSON.stringify(scope.live), scope.graceSeconds, scope.graceSeconds],
     );
     return result.rowCount ?? 0;
   }

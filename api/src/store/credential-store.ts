@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { needsReseal, openSecret, sealSecret, type Keyring } from '../crypto/index.js';
 import { OAuthClientStore } from './oauth-client-store.js';
-import { orphaned, type OrphanScope } from './orphan-filter.js';
+import { notLive, type LiveScope } from './orphan-filter.js';
 
 export type CredentialKind = 'static' | 'oauth';
 
@@ -89,7 +89,7 @@ export class CredentialStore {
   async removeServer(serverId: string, organizationId: string): Promise<number> {
     const scope = { server_id: serverId, organization_id: organizationId };
     return this.db.transaction(async (trx): Promise<number> => {
-      await trx('mcp_oauth_states').where(scope).delete();
+      // Its linking states go with the OAuth client (ON DELETE CASCADE, migration 0004).
       await trx('mcp_oauth_clients').where(scope).delete();
       return trx('mcp_credentials').where(scope).delete();
     });
@@ -99,9 +99,9 @@ export class CredentialStore {
    * Removes every credential whose server is not live, unchanged for the grace period (a
    * server created a moment ago may not be in the caller's list yet); answers how many.
    */
-  async deleteForServersNotIn(scope: OrphanScope): Promise<number> {
+  async deleteForServersNotIn(scope: LiveScope): Promise<number> {
     return this.db('mcp_credentials')
-      .where(orphaned(this.db, { server: 'server_id', time: 'updated_at' }, scope))
+      .where(notLive(this.db, { key: 'server_id', time: 'updated_at' }, scope))
       .delete();
   }
 

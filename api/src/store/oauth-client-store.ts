@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { AuthorizationServerMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { needsReseal, openSecret, sealSecret, type Keyring } from '../crypto/index.js';
-import { orphaned, type OrphanScope } from './orphan-filter.js';
+import { notLive, type LiveScope } from './orphan-filter.js';
 
 /** A client registered with an upstream's authorization server, secret opened. */
 export interface OAuthClient {
@@ -107,9 +107,9 @@ export class OAuthClientStore {
    * period (rows are never updated, so `created_at` is their age); their linking states go
    * with them (ON DELETE CASCADE). Answers how many registrations.
    */
-  async deleteForServersNotIn(scope: OrphanScope): Promise<number> {
+  async deleteForServersNotIn(scope: LiveScope): Promise<number> {
     return this.db('mcp_oauth_clients')
-      .where(orphaned(this.db, { server: 'server_id', time: 'created_at' }, scope))
+      .where(notLive(this.db, { key: 'server_id', time: 'created_at' }, scope))
       .delete();
   }
 

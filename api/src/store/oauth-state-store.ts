@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
 import { openSecret, sealSecret, type Keyring } from '../crypto/index.js';
-import { orphaned, type OrphanScope } from './orphan-filter.js';
 
 /** Spec (Limits): an OAuth `state` is valid for 10 minutes, single use. */
 export const OAUTH_STATE_TTL_SECONDS = 600;
@@ -85,15 +84,5 @@ export class OAuthStateStore {
       codeVerifier: openSecret(this.keyring, row.sealed_verifier, aad(stateHash)),
       resource: row.resource,
     };
-  }
-
-  /**
-   * Removes linking states of servers that are not live, issued before the grace period
-   * (states of a removed registration are already gone by cascade); answers how many.
-   */
-  async deleteForServersNotIn(scope: OrphanScope): Promise<number> {
-    return this.db('mcp_oauth_states')
-      .where(orphaned(this.db, { server: 'server_id', time: 'created_at' }, scope))
-      .delete();
   }
 }

@@ -1,43 +1,19 @@
 import type { Knex } from 'knex';
 
-/** What a sweep of rows left behind by deleted MCP servers must keep. */
-export interface OrphanScope {
-  /** The uid of every live McpServer (as the apiserver writes them: lower-case UUIDs). */
-  liveServerIds: readonly string[];
+/** What a sweep of rows left behind by deleted MCP servers or tenants must keep. */
+export interface LiveScope {
+  /**
+   * The keys still live: every McpServer's uid (as the apiserver writes them, lower-case UUIDs)
+   * or every live TenantLifecycle's organization.
+   */
+  live: readonly string[];
   /** Rows whose time column is younger than this (by the database clock) are kept. */
   graceSeconds: number;
-}
-
-/** What a sweep of rows left behind by deleted tenants must keep. */
-export interface OrganizationOrphanScope {
-  /** The organization (`status.organizationId`) of every live TenantLifecycle. */
-  liveOrganizationIds: readonly string[];
-  /** Rows whose time column is younger than this (by the database clock) are kept. */
-  graceSeconds: number;
-}
-
-/**
- * The condition "this row names a server that is not live, and is older than the grace period",
- * for a table with a uuid server column and a timestamp column.
- *
- * The server column is compared as text, the form the apiserver's uids come in.
- */
-export function orphaned(
-  db: Knex,
-  columns: { server: string; time: string },
-  scope: OrphanScope,
-): Knex.Raw {
-  return notLive(
-    db,
-    { key: columns.server, time: columns.time },
-    scope.liveServerIds,
-    scope.graceSeconds,
-  );
 }
 
 /**
  * The condition "this row's key column is none of `live`, and its time column is older than
- * `graceSeconds`" (the key compared as text).
+ * `graceSeconds`" (the key compared as text, the form the apiserver's uids come in).
  *
  * The live ids travel as ONE bound parameter (a JSON array), not as `NOT IN (?, ?, …)`: that
  * form needs a parameter per id and PostgreSQL refuses more than 65 535 in a statement, and
@@ -49,8 +25,7 @@ export function orphaned(
 export function notLive(
   db: Knex,
   columns: { key: string; time: string },
-  live: readonly string[],
-  graceSeconds: number,
+  { live, graceSeconds }: LiveScope,
 ): Knex.Raw {
   return db.raw(
     `?? < now() - make_interval(secs => ?)

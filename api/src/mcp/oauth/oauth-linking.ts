@@ -1,5 +1,6 @@
 import { mcpWorkloadUrl } from '@aiplane/crds';
 import { gatewayUrl } from '../server-record.js';
+import { ACCESS_DENIED_MESSAGE } from '../server-store.js';
 import { upstreamTarget, type UpstreamDialers } from '../upstream-target.js';
 import {
   exchangeAuthorization,
@@ -164,10 +165,7 @@ export class McpOAuthLinking {
     }
     const { serverId } = linking;
     if (!(await serverExists(serverId, input.organizationId))) {
-      throw new ApiError(
-        'mcp_server_access_denied',
-        'no MCP server with this id is available to you',
-      );
+      throw new ApiError('mcp_server_access_denied', ACCESS_DENIED_MESSAGE);
     }
     const client = await this.opts.credentials.oauthClients.get(linking.clientRef);
     if (client === undefined) {
@@ -218,8 +216,6 @@ export class McpOAuthLinking {
     });
     return serverId;
   }
-
-  /** Where to send the probe and discovery: the remote address, or the ready workload. */
 
   /** Runs one step; a failure is logged (secrets removed) and answered as 503. */
   private async step<T>(serverId: string, step: OAuthStep, run: () => Promise<T>): Promise<T> {
