@@ -110,6 +110,12 @@ export function assertValidationFailed(r: Reply, field: string): void {
   );
 }
 
+/** The spec's error reply: the status, and the error code in the body. */
+export function assertCode(r: Reply, status: number, expected: string): void {
+  assert.equal(r.status, status, r.text);
+  assert.equal((r.json() as { error: { code?: string } }).error.code, expected, r.text);
+}
+
 /** The rows of one query against a test database (a connection of its own, closed after). */
 export async function queryRows<R extends pg.QueryResultRow>(
   databaseUrl: string,

@@ -1,10 +1,22 @@
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startMcpTestServer, type ManagedProcess, type McpTestServer } from '@aiplane/hack';
+import {
+  startMcpTestServer,
+  waitFor,
+  type ManagedProcess,
+  type McpTestServer,
+} from '@aiplane/hack';
 import { call, startTestApi, tokenFor, type Reply, type TestApi } from './api-helpers.js';
 import { startTestGateway, type TestGateway } from './gateway-helpers.js';
-import { caller, provisionTenant, randomId, setMembership, type Tenant } from './mcp-helpers.js';
+import {
+  caller,
+  link,
+  provisionTenant,
+  randomId,
+  setMembership,
+  type Tenant,
+} from './mcp-helpers.js';
 import { startOperatorProcess } from './operator-process.js';
 import { rememberSecret } from './secrets.js';
 
@@ -23,7 +35,12 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
   let operator: ManagedProcess;
   let upstream: McpTestServer;
   let a: Tenant;
+  let b: Tenant;
   let serverId: string;
+  /** A server of `a` created with `tool_allowlist: []`, which permits every tool. */
+  let openServerId: string;
+  /** A server of `b`, an organization the member does not belong to. */
+  let foreignServerId: string;
   const memberCredential = `member-upstream-${randomId()}`;
   rememberSecret(memberCredential);
 
@@ -34,19 +51,20 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
     body: unknown,
     headers: Record<string, string> = {},
     id = serverId,
+    user: 'member' | 'admin' = 'member',
   ): Promise<Reply> =>
     call(endpoint(id), {
       method: 'POST',
       body,
       headers: {
-        authorization: await bearer(),
+        authorization: await bearer(user),
         accept: 'application/json, text/event-stream',
         ...headers,
       },
     });
-  const connect = async (user: 'member' | 'admin' = 'member') => {
+  const connect = async (user: 'member' | 'admin' = 'member', id = serverId) => {
     const client = new Client({ name: 'it-client', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(endpoint()), {
+    const transport = new StreamableHTTPClientTransport(new URL(endpoint(id)), {
       requestInit: { headers: { authorization: await bearer(user) } },
     });
     await client.connect(transport);
@@ -66,7 +84,7 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
     gatewayUrl = `http://127.0.0.1:${gateway.port}`;
     gatewayMetricsPort = gateway.metricsPort;
     operator = startOperatorProcess();
-    a = await provisionTenant(api.url, 'gw');
+    [a, b] = await Promise.all([provisionTenant(api.url, 'gw'), provisionTenant(api.url, 'gw-b')]);
     await setMembership(a.organizationId, 'admin', true);
     await setMembership(a.organizationId, 'member', true);
     const admin = caller(api.url, 'admin', a.organizationId);
@@ -81,10 +99,46 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
     });
     assert.equal(r.status, 200, r.text);
     serverId = (r.json() as { id: string }).id;
-    const linked = await member('PUT', `/v1/mcp/servers/${serverId}/credential`, {
-      credential: memberCredential,
+    await link(member, serverId, memberCredential);
+    const open = await admin('POST', '/v1/mcp/servers', {
+      runtime: 'remote',
+      name: 'open',
+      display_name: 'Open',
+      address: upstream.url,
+      tool_allowlist: [],
     });
-    assert.equal(linked.status, 204, linked.text);
+    assert.equal(open.status, 200, open.text);
+    openServerId = (open.json() as { id: string }).id;
+    await link(member, openServerId, memberCredential);
+    // The platform admin may act in b without being a member; the member of a is not one of b.
+    const foreign = await caller(api.url, 'admin', b.organizationId)('POST', '/v1/mcp/servers', {
+      runtime: 'remote',
+      name: 'foreign',
+      display_name: 'Foreign',
+      address: upstream.url,
+    });
+    assert.equal(foreign.status, 200, foreign.text);
+    foreignServerId = (foreign.json() as { id: string }).id;
+    // The gateway knows the server once the platform admin (who may use any organization's
+    // server) is past the access check: no credential linked (-32003), not access denied.
+    await waitFor('the gateway to know the foreign server', async () => {
+      const r = await rpc(
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            clientInfo: { name: 'raw', version: '1' },
+          },
+        },
+        {},
+        foreignServerId,
+        'admin',
+      );
+      return (r.json() as RpcError).error.code === -32003;
+    });
   });
 
   after(async function () {
@@ -104,6 +158,30 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
       const { tools } = await client.listTools();
       assert.deepEqual(tools.map((t) => t.name).sort(), ['echo', 'search']);
       assert.ok(transport.sessionId, 'the gateway passes a session id');
+    } finally {
+      await transport.terminateSession();
+      await client.close();
+    }
+  });
+
+  it('lists every upstream tool for a server whose tool_allowlist is [] (it permits every tool)', async function () {
+    const direct = new Client({ name: 'it-direct', version: '1.0.0' });
+    const directTransport = new StreamableHTTPClientTransport(new URL(upstream.url), {
+      requestInit: { headers: { authorization: `Bearer ${memberCredential}` } },
+    });
+    await direct.connect(directTransport);
+    let offered: string[];
+    try {
+      offered = (await direct.listTools()).tools.map((t) => t.name).sort();
+    } finally {
+      await directTransport.terminateSession();
+      await direct.close();
+    }
+    assert.deepEqual(offered, ['add', 'echo', 'search'], 'what the upstream offers');
+    const { client, transport } = await connect('member', openServerId);
+    try {
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((t) => t.name).sort(), offered);
     } finally {
       await transport.terminateSession();
       await client.close();
@@ -224,12 +302,22 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
 
     it('answers Unknown tool to a tools/call whose name is not a string', async function () {
       const headers = await initialized();
+      const mark = upstream.seenAuthorization.length;
       const r = await rpc(
         { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: ['add'] } },
         headers,
       );
       assert.equal(r.status, 200);
       assert.equal((r.json() as RpcError).error.code, -32602);
+      // The spec's `Unknown tool: <name>`, the name as the JSON it was sent as; no data.
+      const body = r.json() as RpcError;
+      assert.equal(body.error.message, 'Unknown tool: ["add"]');
+      assert.equal(body.error.data, undefined, 'no data');
+      assert.equal(
+        r.text,
+        '{"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"Unknown tool: [\\"add\\"]"}}',
+      );
+      assert.equal(upstream.seenAuthorization.length, mark, 'nothing reached the upstream');
     });
 
     it('answers every request of a batch that calls a refused tool, forwarding none (2025-03-26)', async function () {
@@ -367,7 +455,8 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
     });
 
     it('answers -32002 mcp_server_access_denied for an unknown id and a server of another organization', async function () {
-      for (const id of [randomId(), 'not-a-uuid']) {
+      const bodies = new Set<string>();
+      for (const id of [randomId(), 'not-a-uuid', foreignServerId]) {
         const r = await rpc(init, {}, id);
         assert.equal(r.status, 403, r.text);
         const body = r.json() as RpcError;
@@ -375,7 +464,13 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
           [body.id, body.error.code, body.error.data?.code],
           [9, -32002, 'mcp_server_access_denied'],
         );
+        bodies.add(r.text);
       }
+      // Byte-identical (same JSON-RPC id), so another organization's server cannot be probed.
+      assert.equal(bodies.size, 1, [...bodies].join('\n'));
+      // …although the gateway knows that server: the platform admin gets past the access check.
+      const known = await rpc(init, {}, foreignServerId, 'admin');
+      assert.equal((known.json() as RpcError).error.data?.code, 'mcp_credential_not_linked');
       const outsider = await call(endpoint(), {
         method: 'POST',
         body: init,
@@ -410,7 +505,7 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
       const admin = caller(api.url, 'admin', a.organizationId);
       const wrong = `wrong-${randomId()}`;
       rememberSecret(wrong);
-      await admin('PUT', `/v1/mcp/servers/${serverId}/credential`, { credential: wrong });
+      await link(admin, serverId, wrong);
       try {
         const r = await call(endpoint(), {
           method: 'POST',

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { call, keycloak, tokenFor, type DevUser, type Reply } from './api-helpers.js';
@@ -56,6 +57,16 @@ export function caller(apiUrl: string, user: DevUser, organizationId: string) {
         'x-aiplane-organization': organizationId,
       },
     });
+}
+
+/** Links a static credential for the caller (PUT …/credential), which must answer 204. */
+export async function link(
+  who: ReturnType<typeof caller>,
+  serverId: string,
+  credential: string,
+): Promise<void> {
+  const r = await who('PUT', `/v1/mcp/servers/${serverId}/credential`, { credential });
+  assert.equal(r.status, 204, r.text);
 }
 
 export async function secretsOf(namespace: string, server: string) {

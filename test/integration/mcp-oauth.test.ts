@@ -14,6 +14,7 @@ import {
   type OAuthTestAuthorizationServer,
 } from '@aiplane/hack';
 import {
+  assertCode,
   assertValidationFailed,
   call,
   keycloak,
@@ -28,10 +29,9 @@ import { kcAdmin } from './keycloak-admin.js';
 import { caller, provisionTenant, randomId, setMembership, type Tenant } from './mcp-helpers.js';
 import { authorizeInBrowser, type BrowserLogin } from './oauth-browser.js';
 import { startOperatorProcess } from './operator-process.js';
-import { rememberSecret } from './secrets.js';
+import { newSecret, rememberSecret } from './secrets.js';
 
 type Call = ReturnType<typeof caller>;
-type ErrorBody = { error: { code?: string; message: string } };
 interface Started {
   authorize_url: string;
   state: string;
@@ -43,15 +43,6 @@ const REGISTRATION_POLICY =
   'org.keycloak.services.clientregistration.policy.ClientRegistrationPolicy';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
-const secret = (label: string) => {
-  const value = `${label}-${randomBytes(12).toString('hex')}`;
-  rememberSecret(value);
-  return value;
-};
-function assertCode(r: Reply, status: number, expected: string): void {
-  assert.equal(r.status, status, r.text);
-  assert.equal((r.json() as ErrorBody).error.code, expected, r.text);
-}
 
 interface RegistrationPolicy {
   id: string;
@@ -163,7 +154,7 @@ describe('MCP OAuth linking (API, PostgreSQL, an SDK authorization server, the l
       startMcpTestServer({
         oauth: { authorizationServer: 'http://127.0.0.1:9/', verifier: as.verifier },
       }),
-      startMcpTestServer({ token: secret('static-upstream') }),
+      startMcpTestServer({ token: newSecret('static-upstream') }),
       startMcpTestServer(),
     ]);
     // The realm's anonymous registration policy trusts no host by default; trust loopback,
@@ -360,6 +351,10 @@ describe('MCP OAuth linking (API, PostgreSQL, an SDK authorization server, the l
       assert.equal(r.status, 200, r.text);
       assert.deepEqual(r.json(), { server_id: ids.sdk });
       assert.deepEqual(as.requests.tokenResources.slice(before), [sdkUpstream.url]);
+      assert.ok(
+        as.requests.challengeMethods.length > 0,
+        'the authorization server saw a challenge',
+      );
       assert.ok(as.requests.challengeMethods.every((m) => m === 'S256'));
       const server = record(await admin('GET', `/v1/mcp/servers/${ids.sdk}`));
       assert.equal((server.json() as { linked: boolean }).linked, true);
@@ -414,6 +409,18 @@ describe('MCP OAuth linking (API, PostgreSQL, an SDK authorization server, the l
       assertCode(await callback(admin, body), 400, 'mcp_oauth_state_invalid');
       const own = await callback(member, body);
       assert.equal(own.status, 200, own.text);
+    });
+
+    it('answers 400 mcp_oauth_state_invalid for the same user’s state in another organization and leaves it to its own', async function () {
+      const started = await start(admin, ids.sdk ?? '');
+      const back = await browse(started);
+      const body = { state: started.state, code: back.code };
+      const exchanges = as.requests.tokenResources.length;
+      assertCode(await callback(adminInB, body), 400, 'mcp_oauth_state_invalid');
+      assert.equal(as.requests.tokenResources.length, exchanges, 'the code was not exchanged');
+      const own = await callback(admin, body);
+      assert.equal(own.status, 200, own.text);
+      assert.deepEqual(own.json(), { server_id: ids.sdk });
     });
 
     it('answers 422 for a callback body of the wrong shape', async function () {
@@ -535,6 +542,7 @@ describe('MCP OAuth linking (API, PostgreSQL, an SDK authorization server, the l
       assert.deepEqual(result.content, [{ type: 'text', text: 'via oauth' }]);
       assert.ok(as.requests.refreshResources.length > refreshes, 'the expiring token was renewed');
       const sent = sdkUpstream.seenAuthorization.slice(mark).map((h) => h.replace(/^Bearer /, ''));
+      assert.ok(sent.length > 0, 'the call reached the upstream');
       for (const t of sent) {
         rememberSecret(t);
         assert.ok(as.secrets().includes(t), 'a token the authorization server issued');

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { AppsV1Api, CoreV1Api, type V1Deployment } from '@kubernetes/client-node';
 import { API_VERSION, type McpServer } from '@aiplane/crds';
 import { kubeRequest } from '@aiplane/lib';
+import type { ServerRecord, ServerStatusRecord } from '@aiplane/api';
 import {
   freePort,
   startMcpTestServer,
@@ -12,24 +13,12 @@ import {
 import { startTestApi, type TestApi } from './api-helpers.js';
 import { kubeConfig } from './harness.js';
 import { markPodsReady } from './kubelet.js';
-import { caller, provisionTenant, setMembership, type Tenant } from './mcp-helpers.js';
+import { caller, link, provisionTenant, setMembership, type Tenant } from './mcp-helpers.js';
 import { startOperatorProcess } from './operator-process.js';
 import { rememberSecret } from './secrets.js';
 
-type Status = {
-  ready: boolean;
-  replicas: number;
-  ready_replicas: number;
-  url: string | null;
-  conditions: {
-    type: string;
-    status: string;
-    reason: string;
-    message: string;
-    last_transition_time: string;
-  }[];
-};
-type Server = { id: string; name: string; status: Status | null };
+type Status = ServerStatusRecord;
+type Server = ServerRecord;
 type Call = ReturnType<typeof caller>;
 
 const IMAGE = 'ghcr.io/acme/files-mcp:1.2.3';
@@ -256,12 +245,21 @@ describe('managed MCP runtime (operator, kube-apiserver, kube-controller-manager
       assert.ok(workload.seenAuthorization.length > 0, 'the handshake reached the workload');
     });
 
-    it('lists the managed server’s tools through the API once it is ready', async function () {
-      await admin('PUT', `/v1/mcp/servers/${server.id}/credential`, { credential: 'any' });
+    it('lists the managed server’s tools through the API once it is ready, every one allowed by the default empty allowlist', async function () {
+      await link(admin, server.id, 'any');
       const r = await admin('GET', `/v1/mcp/servers/${server.id}/available-tools`);
       assert.equal(r.status, 200, r.text);
-      const names = (r.json() as { tools: { name: string }[] }).tools.map((t) => t.name).sort();
+      const { tools } = r.json() as { tools: { name: string; allowed: boolean }[] };
+      const names = tools.map((t) => t.name).sort();
       assert.deepEqual(names, ['add', 'echo', 'lookup']);
+      // Created without tool_allowlist: the default [] permits every tool.
+      assert.deepEqual(server.tool_allowlist, []);
+      assert.ok(tools.length > 0, 'the upstream offers tools');
+      assert.deepEqual(
+        tools.filter((t) => t.allowed !== true).map((t) => t.name),
+        [],
+        'every tool is allowed',
+      );
     });
 
     it('turns ready false with the reason when the workload stops speaking MCP', async function () {

@@ -11,9 +11,9 @@ import {
 } from '@aiplane/hack';
 import { queryRows, startTestApi, type TestApi } from './api-helpers.js';
 import { kubeConfig } from './harness.js';
-import { caller, provisionTenant, setMembership, type Tenant } from './mcp-helpers.js';
+import { caller, link, provisionTenant, setMembership, type Tenant } from './mcp-helpers.js';
 import { startOperatorProcess } from './operator-process.js';
-import { rememberSecret } from './secrets.js';
+import { newSecret } from './secrets.js';
 import { adminCall, awaitTenantGone } from './tenant-helpers.js';
 
 type Call = ReturnType<typeof caller>;
@@ -26,12 +26,6 @@ const GRACE_SECONDS = 120;
 /** How long the watch may take to notice a deletion and the cleanup to finish. */
 const CLEANUP_WITHIN_MS = 30_000;
 
-const secret = (label: string) => {
-  const value = `${label}-${randomBytes(12).toString('hex')}`;
-  rememberSecret(value);
-  return value;
-};
-
 describe('MCP server records when the server goes without the API’s route (API, kube-apiserver, PostgreSQL, Keycloak, a real MCP server)', function () {
   let api: TestApi | undefined;
   let databaseUrl: string;
@@ -43,7 +37,7 @@ describe('MCP server records when the server goes without the API’s route (API
   let member: Call;
   /** A server of tenant a that stays for the whole suite. */
   let kept: string;
-  const upstreamToken = secret('upstream-token');
+  const upstreamToken = newSecret('upstream-token');
 
   const query = <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) =>
     queryRows<R>(databaseUrl, sql, params);
@@ -80,10 +74,6 @@ describe('MCP server records when the server goes without the API’s route (API
     });
     assert.equal(r.status, 200, r.text);
     return (r.json() as { id: string }).id;
-  };
-  const link = async (who: Call, serverId: string, credential: string) => {
-    const r = await who('PUT', `/v1/mcp/servers/${serverId}/credential`, { credential });
-    assert.equal(r.status, 204, r.text);
   };
   const createAgent = async (who: Call, name: string, ids: string[]): Promise<Agent> => {
     const r = await who('POST', '/v1/agents', { name, mcp_server_ids: ids });
@@ -147,7 +137,7 @@ describe('MCP server records when the server goes without the API’s route (API
     member = caller(api.url, 'member', a.organizationId);
     kept = await createServer(admin, 'kept');
     await link(admin, kept, upstreamToken);
-    await link(member, kept, secret('member-kept'));
+    await link(member, kept, newSecret('member-kept'));
   });
 
   after(async function () {
@@ -163,8 +153,8 @@ describe('MCP server records when the server goes without the API’s route (API
 
   it('forgets a server deleted with the kube API: credentials, OAuth rows and agents’ references go', async function () {
     const gone = await createServer(admin, 'kubectl-gone');
-    await link(member, gone, secret('member-gone'));
-    await link(admin, gone, secret('admin-gone'));
+    await link(member, gone, newSecret('member-gone'));
+    await link(admin, gone, newSecret('admin-gone'));
     await registerOAuth(gone, a.organizationId);
     const agent = await createAgent(member, 'uses-gone', [gone, kept]);
     assert.deepEqual(await rowsOf(gone), { credentials: 2, clients: 1, states: 1 });
@@ -189,8 +179,8 @@ describe('MCP server records when the server goes without the API’s route (API
     const memberInDoomed = caller(api?.url ?? '', 'member', doomed.organizationId);
     const one = await createServer(adminInDoomed, 'one');
     const two = await createServer(adminInDoomed, 'two');
-    await link(memberInDoomed, one, secret('doomed-one'));
-    await link(memberInDoomed, two, secret('doomed-two'));
+    await link(memberInDoomed, one, newSecret('doomed-one'));
+    await link(memberInDoomed, two, newSecret('doomed-two'));
     await registerOAuth(two, doomed.organizationId);
     const agent = await createAgent(memberInDoomed, 'doomed-agent', [one, two]);
 
@@ -228,8 +218,8 @@ describe('MCP server records when the server goes without the API’s route (API
       this.timeout(120_000);
       offline = await createServer(admin, 'offline-gone');
       young = await createServer(admin, 'offline-young');
-      await link(member, offline, secret('member-offline'));
-      await link(member, young, secret('member-young'));
+      await link(member, offline, newSecret('member-offline'));
+      await link(member, young, newSecret('member-young'));
       await registerOAuth(offline, a.organizationId);
       offlineAgent = await createAgent(member, 'uses-offline', [offline, kept]);
       youngAgent = await createAgent(member, 'uses-young', [young]);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { API_VERSION, type McpServer } from '@aiplane/crds';
 import { kubeRequest } from '@aiplane/lib';
+import type { ServerRecord } from '@aiplane/api';
 import {
   startMcpTestServer,
   waitFor,
@@ -11,6 +11,7 @@ import {
   type McpTestServer,
 } from '@aiplane/hack';
 import {
+  assertCode,
   assertValidationFailed,
   keycloak,
   startTestApi,
@@ -21,6 +22,7 @@ import { kubeConfig } from './harness.js';
 import {
   caller,
   decoded,
+  link,
   provisionTenant,
   randomId,
   secretsOf,
@@ -28,33 +30,16 @@ import {
   type Tenant,
 } from './mcp-helpers.js';
 import { startOperatorProcess } from './operator-process.js';
-import { rememberSecret } from './secrets.js';
+import { newSecret } from './secrets.js';
 
 type ErrorBody = { error: { code?: string; message: string } };
-type Server = Record<string, unknown> & {
-  id: string;
-  env: { name: string; configured: boolean }[];
-  linked: boolean;
-  credential_last_used_at: string | null;
-  updated_at: string;
-};
+type Server = ServerRecord;
 type Call = ReturnType<typeof caller>;
 
 const GATEWAY = 'https://gateway.example.test';
 const IMAGE = 'ghcr.io/acme/files-mcp:1.2.3';
-const secret = (label: string) => {
-  const value = `${label}-${randomBytes(12).toString('hex')}`;
-  rememberSecret(value);
-  return value;
-};
-
-function code(r: Reply): string | undefined {
-  return (r.json() as ErrorBody).error.code;
-}
-function assertCode(r: Reply, status: number, expected: string): void {
-  assert.equal(r.status, status, r.text);
-  assert.equal(code(r), expected, r.text);
-}
+/** An ISO 8601 UTC timestamp (spec: MCP Server response, `created_at`, `updated_at`). */
+const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
 describe('MCP server management (API, kube-apiserver, PostgreSQL, Keycloak tokens, a real MCP server)', function () {
   let api: TestApi;
@@ -66,7 +51,7 @@ describe('MCP server management (API, kube-apiserver, PostgreSQL, Keycloak token
   let admin: Call;
   let adminInB: Call;
   let member: Call;
-  const upstreamToken = secret('upstream-token');
+  const upstreamToken = newSecret('upstream-token');
   /** Every response body of the suite, checked for secrets at the end. */
   const seen: string[] = [];
   const record = <T extends Reply>(r: T): T => {
@@ -178,14 +163,16 @@ describe('MCP server management (API, kube-apiserver, PostgreSQL, Keycloak token
         },
       );
       assert.ok(!Number.isNaN(Date.parse(s.created_at as string)));
-      assert.ok(s.updated_at.endsWith('Z'));
+      assert.ok(s.updated_at?.endsWith('Z'));
+      assert.match(s.created_at ?? '', ISO_UTC);
+      assert.match(s.updated_at ?? '', ISO_UTC);
       const resource = await readResource(a, 'docs');
       assert.equal(resource.metadata.uid, s.id);
       assert.equal(resource.spec.address, address, 'the address is stored exactly as sent');
     });
 
     it('creates a managed server in the tenant namespace: defaults, env names only, values in a Secret', async function () {
-      const token = secret('env-value');
+      const token = newSecret('env-value');
       const s = await create(
         admin,
         managedBody('files', {
@@ -400,7 +387,12 @@ describe('MCP server management (API, kube-apiserver, PostgreSQL, Keycloak token
       assert.deepEqual(s.tool_allowlist, ['search']);
       assert.equal(s.description, 'Team docs');
       assert.equal(s.address, docs.address);
-      assert.ok(Date.parse(s.updated_at) >= Date.parse(docs.updated_at));
+      // Stamped to the millisecond (toISOString), and the server was created several tests ago.
+      assert.match(s.updated_at ?? '', ISO_UTC);
+      assert.ok(
+        Date.parse(s.updated_at ?? '') > Date.parse(docs.updated_at ?? ''),
+        `${s.updated_at} after ${docs.updated_at}`,
+      );
       const r2 = record(await put(docs, { description: null }));
       assert.equal((r2.json() as Server).description, null);
     });
@@ -445,7 +437,7 @@ describe('MCP server management (API, kube-apiserver, PostgreSQL, Keycloak token
       assert.deepEqual(envOf(r), ['API_TOKEN', '_LEVEL'], 'null keeps');
       assert.equal(await secretName(), first);
 
-      const fresh = secret('env-new');
+      const fresh = newSecret('env-new');
       r = record(await put(files, { env: { NEW_TOKEN: fresh } }));
       assert.equal(r.status, 200, r.text);
       assert.deepEqual(envOf(r), ['NEW_TOKEN'], 'an object replaces the whole environment');
@@ -482,15 +474,16 @@ describe('MCP server management (API, kube-apiserver, PostgreSQL, Keycloak token
     });
 
     it('answers 422 for an empty, blank, oversized or missing credential', async function () {
-      for (const body of [
-        { credential: '' },
-        { credential: '   \t ' },
-        { credential: 'x'.repeat(4097) },
-        {},
-        { credential: 'ok', extra: 1 },
-      ]) {
+      for (const [body, field] of [
+        [{ credential: '' }, 'credential'],
+        [{ credential: '   \t ' }, 'credential'],
+        [{ credential: 'x'.repeat(4097) }, 'credential'],
+        [{}, 'credential'],
+        [{ credential: 'ok', extra: 1 }, 'extra'],
+      ] as const) {
         const r = record(await member('PUT', credentialPath(), body));
         assert.equal(r.status, 422, `${JSON.stringify(body).slice(0, 40)}: ${r.text}`);
+        assertValidationFailed(r, field);
       }
     });
 
@@ -562,7 +555,7 @@ describe('MCP server management (API, kube-apiserver, PostgreSQL, Keycloak token
 
     it('answers 403 mcp_credential_rejected when the upstream refuses the linked credential', async function () {
       const other = await create(admin, remoteBody('tools-wrong'));
-      await admin('PUT', `/v1/mcp/servers/${other.id}/credential`, { credential: secret('wrong') });
+      await link(admin, other.id, newSecret('wrong'));
       assertCode(
         record(await admin('GET', `/v1/mcp/servers/${other.id}/available-tools`)),
         403,
@@ -573,7 +566,7 @@ describe('MCP server management (API, kube-apiserver, PostgreSQL, Keycloak token
     it('answers 503 mcp_server_not_ready for a managed server the operator has not reported ready', async function () {
       const list = (await admin('GET', '/v1/mcp/servers')).json() as { servers: Server[] };
       const files = list.servers.find((s) => s.name === 'files') as Server;
-      await admin('PUT', `/v1/mcp/servers/${files.id}/credential`, { credential: secret('files') });
+      await link(admin, files.id, newSecret('files'));
       assertCode(
         record(await admin('GET', `/v1/mcp/servers/${files.id}/available-tools`)),
         503,
@@ -584,7 +577,7 @@ describe('MCP server management (API, kube-apiserver, PostgreSQL, Keycloak token
     it('answers 503 mcp_server_unreachable when the upstream is down', async function () {
       const down = await startMcpTestServer({ token: upstreamToken });
       const s = await create(admin, remoteBody('tools-down', { address: down.url }));
-      await admin('PUT', `/v1/mcp/servers/${s.id}/credential`, { credential: upstreamToken });
+      await link(admin, s.id, upstreamToken);
       await down.close();
       assertCode(
         record(await admin('GET', `/v1/mcp/servers/${s.id}/available-tools`)),
@@ -727,7 +720,7 @@ describe('MCP server management (API, kube-apiserver, PostgreSQL, Keycloak token
     });
 
     it('deleting a server removes its workload resource, env Secret, every credential and agents’ references', async function () {
-      const token = secret('env-doomed');
+      const token = newSecret('env-doomed');
       const doomed = await create(admin, managedBody('doomed', { env: { T: token } }));
       const agent = record(
         await member('POST', '/v1/agents', {
@@ -735,8 +728,8 @@ describe('MCP server management (API, kube-apiserver, PostgreSQL, Keycloak token
           mcp_server_ids: [doomed.id, s1.id],
         }),
       ).json() as Agent;
-      await member('PUT', `/v1/mcp/servers/${doomed.id}/credential`, { credential: secret('m') });
-      await admin('PUT', `/v1/mcp/servers/${doomed.id}/credential`, { credential: secret('a') });
+      await link(member, doomed.id, newSecret('m'));
+      await link(admin, doomed.id, newSecret('a'));
       assert.equal((await secretsOf(a.namespace, 'doomed')).length, 1);
 
       assert.equal((await admin('DELETE', `/v1/mcp/servers/${doomed.id}`)).status, 204);

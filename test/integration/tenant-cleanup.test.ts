@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { API_VERSION, type TenantLifecycle } from '@aiplane/crds';
 import { isNotFound, kubeRequest } from '@aiplane/lib';
 import { waitFor, type ManagedProcess } from '@aiplane/hack';
-import { queryRows, startTestApi, type Reply, type TestApi } from './api-helpers.js';
+import { assertCode, queryRows, startTestApi, type TestApi } from './api-helpers.js';
 import { kubeConfig } from './harness.js';
 import { caller, provisionTenant, setMembership, type Tenant } from './mcp-helpers.js';
 import { startOperatorProcess } from './operator-process.js';
@@ -12,7 +12,6 @@ import { adminCall, awaitTenantGone } from './tenant-helpers.js';
 
 type Call = ReturnType<typeof caller>;
 type Agent = { id: string; organization_id: string };
-type ErrorBody = { error: { code?: string; message: string } };
 
 /** The first API's name, and so its database's, which the restarted API reuses. */
 const API_NAME = 'api-tenant-cleanup';
@@ -21,11 +20,6 @@ const GRACE_SECONDS = 120;
 /** How long the watch may take to notice a deletion and the cleanup to finish. */
 const CLEANUP_WITHIN_MS = 30_000;
 const TENANTS_PATH = `/apis/${API_VERSION}/tenantlifecycles`;
-
-function assertCode(r: Reply, status: number, expected: string): void {
-  assert.equal(r.status, status, r.text);
-  assert.equal((r.json() as ErrorBody).error.code, expected, r.text);
-}
 
 describe('agents of a deleted tenant (API, operator, kube-apiserver, PostgreSQL, Keycloak)', function () {
   let api: TestApi | undefined;
