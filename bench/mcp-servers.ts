@@ -17,8 +17,7 @@ import {
 } from '@kubernetes/client-node';
 import {
   type LocalEnvironment,
-  operatorEnv,
-  startFromSource,
+  startOperatorFromSource,
   StopWaiting,
   waitFor,
 } from '@aiplane/hack';
@@ -36,16 +35,13 @@ const TIMEOUT_MS = 10 * 60_000;
  */
 const QUIET_MS = 5_000;
 const SETTLE_MAX_MS = 180_000;
-/** Extra service range for the run (outside the local apiserver's 10.0.0.0/24). */
-
-/** VmRSS of a process in MiB, or undefined once it has gone. */
+/** VmRSS of a process in MiB ({@link memoryOf}), or undefined once it has gone. */
 function rssMiB(pid: number): number | undefined {
   try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN);
-    return Number.isFinite(kb) ? Math.round(kb / 102.4) / 10 : undefined;
+    const { rssMiB } = memoryOf(pid);
+    return Number.isFinite(rssMiB) ? rssMiB : undefined;
   } catch {
-    return undefined;
+    return undefined; // no /proc entry any more
   }
 }
 
@@ -127,7 +123,7 @@ export async function mcpServers(env: LocalEnvironment, count = COUNT): Promise<
   const namespace = `bench-mcp-${randomBytes(4).toString('hex')}`;
 
   // The whole run is bounded: every await below races this deadline.
-  let phase = 'adding a service range';
+  let phase = 'starting the operator';
   let progress = '';
   const deadline = new AbortController();
   const timer = setTimeout(
@@ -151,19 +147,15 @@ export async function mcpServers(env: LocalEnvironment, count = COUNT): Promise<
       p.then(resolve, reject).finally(() => deadline.signal.removeEventListener('abort', onAbort));
     });
 
-  phase = 'starting the operator';
-  const operator = startFromSource({
+  const operator = startOperatorFromSource(info, {
     name: 'bench-mcp-operator',
-    entry: 'operator/src/main.ts',
+    logFile: join(env.controlPlane.logDir, 'bench-mcp-operator.log'),
     env: {
-      ...process.env,
-      ...operatorEnv(info),
       AIPLANE_OPERATOR_HEALTH_PORT: '0',
       AIPLANE_OPERATOR_LEADER_ELECTION: 'false',
       AIPLANE_OPERATOR_MCP_RECHECK_SECONDS: '3600',
       AIPLANE_LOG_LEVEL: 'info',
     },
-    logFile: join(env.controlPlane.logDir, 'bench-mcp-operator.log'),
   });
   const pid = operator.child.pid as number;
   const alive = () => {

@@ -9,9 +9,8 @@ import {
   apiEnv,
   createDatabase,
   type LocalEnvironment,
-  operatorEnv,
   passwordGrant,
-  startFromSource,
+  startOperatorFromSource,
   waitFor,
 } from '@aiplane/hack';
 import { memoryOf, percentile, writeResult } from './results.js';
@@ -32,16 +31,10 @@ export async function tenantLifecycle(env: LocalEnvironment): Promise<void> {
     }),
     { kc: env.controlPlane.kubeConfig() },
   );
-  const operator = startFromSource({
+  const operator = startOperatorFromSource(info, {
     name: 'operator',
-    entry: 'operator/src/main.ts',
-    env: {
-      ...process.env,
-      ...operatorEnv(info),
-      AIPLANE_OPERATOR_HEALTH_PORT: '0',
-      AIPLANE_OPERATOR_LEADER_ELECTION: 'false',
-    },
     logFile: join(logDir, 'bench-operator.log'),
+    env: { AIPLANE_OPERATOR_HEALTH_PORT: '0', AIPLANE_OPERATOR_LEADER_ELECTION: 'false' },
   });
   const base = `http://127.0.0.1:${api.port}/v1/admin/tenants`;
   let token = (await passwordGrant(kc, kc.users.admin)).access_token;

@@ -46,6 +46,7 @@ export {
 } from './mcp-server.js';
 export type { CelRule, KindDefinition, PrinterColumn } from './schema-helpers.js';
 export { KINDS, crdManifest, crdManifests, crdName } from './crd.js';
+export { staleFiles, type StaleFile } from './stale-files.js';
 export {
   validateMcpServer,
   validateMcpServerSpec,
@@ -58,17 +59,10 @@ export {
   type Validator,
 } from './validate.js';
 export {
-  CONTAINER_NAME,
-  DEFAULT_RESOURCES,
-  DEFAULT_SECURITY,
-  ENV_CHECKSUM_ANNOTATION,
   envChecksum,
+  MCP_WORKLOAD_LABELS,
   mcpDeployment,
   mcpService,
-  mcpServiceName,
   mcpWorkloadUrl,
-  PORT_NAME,
-  SERVER_UID_LABEL,
-  WORKLOAD_MANAGED_BY,
   workloadResolver,
 } from './mcp-workload.js';

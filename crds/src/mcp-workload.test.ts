@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { McpServer } from './mcp-server.js';
 import {
   envChecksum,
+  MCP_WORKLOAD_LABELS,
   mcpDeployment,
   mcpService,
   mcpServiceName,
@@ -61,6 +62,20 @@ describe('managed MCP workload', () => {
       mcpService(s).spec?.selector,
       mcpDeployment(s, { envChecksum: 'x' }).spec?.selector.matchLabels,
     );
+  });
+
+  it('carries the workload labels on every child, the pods included, and not in the selector', () => {
+    const s = server();
+    const d = mcpDeployment(s, { envChecksum: 'x' });
+    for (const labels of [
+      d.metadata?.labels,
+      d.spec?.template.metadata?.labels,
+      mcpService(s).metadata?.labels,
+    ]) {
+      assert.deepEqual({ ...labels, ...MCP_WORKLOAD_LABELS }, labels);
+    }
+    assert.equal(d.spec?.selector.matchLabels?.['app.kubernetes.io/managed-by'], undefined);
+    assert.equal(MCP_WORKLOAD_LABELS['app.kubernetes.io/managed-by'], 'aiplane-operator');
   });
 
   it('resolves workload addresses to a host only when one is configured', () => {

@@ -10,7 +10,7 @@ import { MCP_SERVER_KIND, mcpServerPath, type McpServer } from './mcp-server.js'
  */
 
 /** Platform defaults for a null (or absent) `resources` value. */
-export const DEFAULT_RESOURCES = {
+const DEFAULT_RESOURCES = {
   cpuRequest: '100m',
   memoryRequest: '128Mi',
   cpuLimit: '1',
@@ -18,16 +18,26 @@ export const DEFAULT_RESOURCES = {
 } as const;
 
 /** Platform defaults for a null `security` value: they pass the "restricted" Pod Security Standard. */
-export const DEFAULT_SECURITY = {
+const DEFAULT_SECURITY = {
   runAsNonRoot: true,
   readOnlyRootFilesystem: true,
 } as const;
 
-export const CONTAINER_NAME = 'mcp';
-export const PORT_NAME = 'mcp';
-export const SERVER_UID_LABEL = 'aiplane.io/mcp-server-uid';
-export const ENV_CHECKSUM_ANNOTATION = 'aiplane.io/env-checksum';
-export const WORKLOAD_MANAGED_BY = { 'app.kubernetes.io/managed-by': 'aiplane-operator' };
+const CONTAINER_NAME = 'mcp';
+const PORT_NAME = 'mcp';
+const SERVER_UID_LABEL = 'aiplane.io/mcp-server-uid';
+const ENV_CHECKSUM_ANNOTATION = 'aiplane.io/env-checksum';
+const WORKLOAD_NAME = { 'app.kubernetes.io/name': 'mcp-server' };
+const WORKLOAD_MANAGED_BY = { 'app.kubernetes.io/managed-by': 'aiplane-operator' };
+
+/**
+ * The labels every workload child carries, whichever server owns it: the operator watches its
+ * Deployments and Services with a selector built from them.
+ */
+export const MCP_WORKLOAD_LABELS: Readonly<Record<string, string>> = {
+  ...WORKLOAD_NAME,
+  ...WORKLOAD_MANAGED_BY,
+};
 
 /**
  * The Service name: the server name, which is a DNS label; a Service name must also start with
@@ -53,7 +63,7 @@ export function envChecksum(data: Record<string, string> | undefined): string {
 
 function selectorOf(server: McpServer): Record<string, string> {
   return {
-    'app.kubernetes.io/name': 'mcp-server',
+    ...WORKLOAD_NAME,
     'app.kubernetes.io/instance': server.metadata.name ?? '',
     [SERVER_UID_LABEL]: server.metadata.uid ?? '',
   };

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { EnvironmentInfo } from './environment.js';
+import { COMPONENTS } from './image/components.js';
 import { startFromSource, type ManagedProcess } from './process.js';
-import { apiEnv, createDatabase, operatorEnv } from './service-env.js';
+import { apiEnv, createDatabase, startOperatorFromSource } from './service-env.js';
 
 export const DEV_PORTS = { api: 8080, operatorHealth: 8081, gateway: 8090 } as const;
 
@@ -14,25 +15,20 @@ export async function startDevServices(info: EnvironmentInfo): Promise<ManagedPr
   };
   const api = startFromSource({
     name: 'api',
-    entry: 'api/src/main.ts',
+    entry: COMPONENTS.api.main,
     env: { ...shared, AIPLANE_API_PORT: String(DEV_PORTS.api) },
     logFile: join(info.logs, 'api.log'),
   });
   const gateway = startFromSource({
     name: 'gateway',
-    entry: 'api/src/gateway/main.ts',
+    entry: COMPONENTS.gateway.main,
     env: { ...shared, AIPLANE_GATEWAY_PORT: String(DEV_PORTS.gateway) },
     logFile: join(info.logs, 'gateway.log'),
   });
-  const operator = startFromSource({
+  const operator = startOperatorFromSource(info, {
     name: 'operator',
-    entry: 'operator/src/main.ts',
-    env: {
-      ...process.env,
-      ...operatorEnv(info),
-      AIPLANE_OPERATOR_HEALTH_PORT: String(DEV_PORTS.operatorHealth),
-    },
     logFile: join(info.logs, 'operator.log'),
+    env: { AIPLANE_OPERATOR_HEALTH_PORT: String(DEV_PORTS.operatorHealth) },
   });
   return [api, gateway, operator];
 }

@@ -3,23 +3,21 @@
  *   npx tsx hack/src/generate-rbac.ts          write charts/aiplane/templates/clusterrole-*.yaml
  *   npx tsx hack/src/generate-rbac.ts --check  write nothing; exit 1 when a committed file differs
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { staleFiles } from '@aiplane/crds';
 import { repoRoot } from './paths.js';
 import { rbacTemplates } from './rbac-manifests.js';
 
 const check = process.argv.includes('--check');
-let stale = 0;
-for (const t of rbacTemplates()) {
-  const path = join(repoRoot, t.path);
-  const current = await readFile(path, 'utf8').catch(() => null);
-  if (current === t.content) continue;
+const templates = rbacTemplates();
+const stale = new Set((await staleFiles(repoRoot, templates)).map((s) => s.path));
+for (const t of templates.filter((x) => stale.has(x.path))) {
   if (check) {
     console.error(`${t.path} differs from the declared rules; run make crds`);
-    stale++;
   } else {
-    await writeFile(path, t.content);
+    await writeFile(join(repoRoot, t.path), t.content);
     console.log(`wrote ${t.path}`);
   }
 }
-process.exit(stale > 0 ? 1 : 0);
+process.exit(check && stale.size > 0 ? 1 : 0);

@@ -27,7 +27,7 @@ export {
 export { LocalPostgres, type PostgresInfo, postgresBinDir } from './postgres.js';
 export { binaryPaths, cacheDir, repoRoot, versions, type BinaryPaths } from './paths.js';
 export { freePort, StopWaiting, waitFor } from './ports.js';
-export { apiEnv, createDatabase, operatorEnv } from './service-env.js';
+export { apiEnv, createDatabase, operatorEnv, startOperatorFromSource } from './service-env.js';
 export {
   startFromSource,
   startProcess,

@@ -11,6 +11,26 @@ describe('chart ClusterRoles', () => {
     });
   }
 
+  it('names and labels every RBAC object with the chart’s helpers, as its other templates do', () => {
+    for (const t of rbacTemplates()) {
+      const component = /-(\w+)\.yaml$/.exec(t.path)?.[1] ?? '';
+      const args = `\\(dict "root" \\$ "component" "${component}"\\)`;
+      assert.doesNotMatch(t.content, /\.Release\.Name\b/, t.path);
+      for (const doc of t.content.split('\n---\n')) {
+        assert.match(
+          doc,
+          new RegExp(`\n  name: '\\{\\{ include "aiplane\\.name" ${args} \\}\\}'\n`),
+        );
+        assert.match(
+          doc,
+          new RegExp(
+            `\n  labels:\n    \\{\\{- include "aiplane\\.labels" ${args} \\| nindent 4 \\}\\}\n`,
+          ),
+        );
+      }
+    }
+  });
+
   it('grants no component a wildcard, RBAC objects, or secrets outside what it declared', () => {
     for (const [component, rules] of Object.entries(COMPONENT_RULES)) {
       for (const r of rules) {

@@ -2,7 +2,13 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { OperatorConfig } from './config.js';
 import type { Logger } from '@aiplane/lib';
-import { type ManagedController, type ManagerHandle, runManager } from './runtime/index.js';
+import {
+  type EventRecorder,
+  kubeEventRecorder,
+  type ManagedController,
+  type ManagerHandle,
+  runManager,
+} from './runtime/index.js';
 
 /** What every controller factory receives. */
 export interface OperatorDeps {
@@ -10,6 +16,8 @@ export interface OperatorDeps {
   config: OperatorConfig;
   logger: Logger;
   registry: Registry;
+  /** Kubernetes Events, reported by `aiplane-operator` from this instance (the leader identity). */
+  events: EventRecorder;
 }
 
 export type ControllerFactory = (deps: OperatorDeps) => ManagedController[];
@@ -25,8 +33,10 @@ export async function startOperator(opts: {
   const { kc, config, logger } = opts;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const controllers = opts.controllers({ kc, config, logger, registry });
   const le = config.leaderElection;
+  const instance = le.enabled ? le.identity : 'aiplane-operator';
+  const events = kubeEventRecorder(kc, 'aiplane-operator', instance, logger);
+  const controllers = opts.controllers({ kc, config, logger, registry, events });
   return runManager({
     kc,
     controllers,

@@ -2,7 +2,7 @@ import type { KubeConfig, V1Deployment, V1Service } from '@kubernetes/client-nod
 import type { Logger } from 'pino';
 import type { EventRecorder } from '../../runtime/index.js';
 import type { Handshake } from './handshake.js';
-import type { Timing } from './plan.js';
+import type { RememberedHandshake, Timing } from './plan.js';
 
 export const FIELD_MANAGER = 'aiplane-operator';
 
@@ -19,6 +19,12 @@ export interface McpServerControllerDeps {
    */
   resolveWorkload: (url: string) => string;
   timing: Timing;
+  /**
+   * The last handshake per server (by key; the entry names the server's uid), reused until the
+   * re-check or backoff is due, so the reconciles its own status write and child events cause
+   * do not dial the workload again.
+   */
+  handshakes: Map<string, RememberedHandshake>;
   /** The children as the watch cache has them (namespace, name). */
   children: {
     deployment(namespace: string, name: string): V1Deployment | undefined;

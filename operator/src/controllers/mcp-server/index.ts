@@ -3,26 +3,27 @@ import {
   GROUP,
   MCP_SERVER_KIND,
   MCP_SERVER_PLURAL,
+  MCP_WORKLOAD_LABELS,
   VERSION,
   workloadResolver,
   type McpServer,
 } from '@aiplane/crds';
 import { ResilientInformer } from '@aiplane/lib';
 import type { OperatorDeps } from '../../operator.js';
-import { Controller, kubeEventRecorder, ownerKeys } from '../../runtime/index.js';
+import { Controller, ownerKeys } from '../../runtime/index.js';
 import type { McpServerControllerDeps } from './deps.js';
 import { sdkHandshake } from './handshake.js';
 import { reconcileMcpServer } from './reconcile.js';
 
-const CHILDREN = 'app.kubernetes.io/managed-by=aiplane-operator,app.kubernetes.io/name=mcp-server';
+/** The Deployments and Services of every managed server, and nothing else. */
+const CHILDREN = Object.entries(MCP_WORKLOAD_LABELS)
+  .map(([k, v]) => `${k}=${v}`)
+  .join(',');
 
 /** The McpServer controller: managed servers' Deployment and Service, and their readiness. */
 export function mcpServerController(deps: OperatorDeps): Controller<McpServer> {
-  const { kc, config, logger, registry } = deps;
+  const { kc, config, logger, registry, events } = deps;
   const m = config.mcp;
-  const identity = config.leaderElection.enabled
-    ? config.leaderElection.identity
-    : 'aiplane-operator';
   const informer = <T extends V1Deployment | V1Service>(path: string, resource: string) =>
     new ResilientInformer<T>({ kc, path, resource, labelSelector: CHILDREN, logger });
   const deployments = informer<V1Deployment>('/apis/apps/v1/deployments', 'deployments');
@@ -30,11 +31,12 @@ export function mcpServerController(deps: OperatorDeps): Controller<McpServer> {
   const d: McpServerControllerDeps = {
     kc,
     logger,
-    events: kubeEventRecorder(kc, 'aiplane-operator', identity, logger),
+    events,
     now: () => new Date(),
     handshake: sdkHandshake({ timeoutMs: m.handshakeTimeoutMs }),
     resolveWorkload: workloadResolver(m.workloadHost),
     timing: { recheckMs: m.recheckMs, minBackoffMs: 2_000, maxBackoffMs: 60_000 },
+    handshakes: new Map(),
     children: {
       deployment: (namespace, name) => deployments.get(`${namespace}/${name}`),
       service: (namespace, name) => services.get(`${namespace}/${name}`),

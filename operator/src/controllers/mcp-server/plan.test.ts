@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import type { V1Deployment } from '@kubernetes/client-node';
-import { availability, nextCheck, planStatus, type Observation } from './plan.js';
+import type { McpServerStatus } from '@aiplane/crds';
+import {
+  availability,
+  handshakeStands,
+  nextCheck,
+  planNotApplied,
+  planStatus,
+  workloadRevision,
+  type Observation,
+  type RememberedHandshake,
+} from './plan.js';
 
 const NOW = new Date('2026-11-22T10:00:00Z');
 const deployment = (status: V1Deployment['status'], generation = 1): V1Deployment => ({
@@ -161,6 +171,101 @@ describe('McpServer status planning', () => {
       assert.equal(
         nextCheck(planStatus(obs({ deployment: unavailable }), NOW), NOW, timing),
         undefined,
+      );
+    });
+  });
+
+  describe('planNotApplied', () => {
+    const message = 'the cluster refused the workload: HTTP 403 (Forbidden): exceeded quota';
+    const cases: [string, McpServerStatus | undefined][] = [
+      ['no status yet', undefined],
+      [
+        'a ready server',
+        planStatus(
+          obs({
+            deployment: available,
+            handshake: { ok: true, protocolVersion: 'p', serverName: 'n', serverVersion: '' },
+          }),
+          NOW,
+        ),
+      ],
+    ];
+    for (const [what, previous] of cases) {
+      it(`reports Available and Ready False (WorkloadNotApplied) for ${what}, keeping the rest`, () => {
+        const later = new Date(NOW.getTime() + 60_000);
+        const s = planNotApplied(previous, 4, message, later);
+        assert.equal(s.ready, false);
+        assert.equal(s.observedGeneration, 4);
+        for (const type of ['Available', 'Ready']) {
+          const c = cond(s, type);
+          assert.equal(c?.status, 'False');
+          assert.equal(c?.reason, 'WorkloadNotApplied');
+          assert.equal(c?.message, message);
+          assert.equal(c?.observedGeneration, 4);
+          assert.equal(c?.lastTransitionTime, later.toISOString().replace(/\.\d+Z$/, 'Z'));
+        }
+        assert.deepEqual(cond(s, 'McpHandshake'), cond(previous ?? {}, 'McpHandshake'));
+        assert.equal(s.url, previous?.url);
+        assert.equal(s.replicas, previous?.replicas);
+      });
+    }
+  });
+
+  describe('a remembered handshake', () => {
+    const target = { uid: 'u-1', workload: workloadRevision(available), url: 'http://x/mcp' };
+    const remembered: RememberedHandshake = {
+      ...target,
+      at: NOW.getTime(),
+      forMs: 30_000,
+      result: { ok: false, message: 'x' },
+    };
+    const at = (ms: number) => new Date(NOW.getTime() + ms);
+    const cases: [
+      string,
+      RememberedHandshake | undefined,
+      typeof target,
+      Date,
+      number | undefined,
+    ][] = [
+      ['stands for the time left', remembered, target, at(10_000), 20_000],
+      ['is due when as old as it stands', remembered, target, at(30_000), undefined],
+      ['is due when none was made', undefined, target, NOW, undefined],
+      ['is due for another server', remembered, { ...target, uid: 'u-2' }, NOW, undefined],
+      [
+        'is due for another address',
+        remembered,
+        { ...target, url: 'http://y/mcp' },
+        NOW,
+        undefined,
+      ],
+      [
+        'is due for another revision of the workload',
+        remembered,
+        { ...target, workload: workloadRevision(deployment(available.status, 2)) },
+        NOW,
+        undefined,
+      ],
+    ];
+    for (const [what, r, current, now, want] of cases) {
+      it(what, () => assert.equal(handshakeStands(r, current, now), want));
+    }
+
+    it('ignores Deployment status churn that changes no pod, and sees one that does', () => {
+      const churned = deployment({
+        ...available.status,
+        conditions: [
+          {
+            type: 'Available',
+            status: 'True',
+            reason: 'MinimumReplicasAvailable',
+            lastUpdateTime: new Date(),
+          },
+        ],
+      });
+      assert.equal(workloadRevision(churned), workloadRevision(available));
+      assert.notEqual(
+        workloadRevision(deployment({ ...available.status, readyReplicas: 0 })),
+        workloadRevision(available),
       );
     });
   });

@@ -121,6 +121,28 @@ export function planStatus(o: Observation, now: Date): McpServerStatus {
   };
 }
 
+/**
+ * The status when the cluster refused a child (quota, range full, admission): `Available` and
+ * `Ready` False with reason `WorkloadNotApplied` and the cluster's `message`; the rest is kept.
+ */
+export function planNotApplied(
+  previous: McpServerStatus | undefined,
+  generation: number,
+  message: string,
+  now: Date,
+): McpServerStatus {
+  let conditions: Condition[] = previous?.conditions ?? [];
+  for (const type of ['Available', 'Ready']) {
+    conditions = setCondition(
+      conditions,
+      { type, status: 'False', reason: 'WorkloadNotApplied', message },
+      generation,
+      now,
+    );
+  }
+  return { ...previous, ready: false, conditions, observedGeneration: generation };
+}
+
 /** When to look again without an event: re-check a ready workload; back off a failing one. */
 export function nextCheck(status: McpServerStatus, now: Date, t: Timing): number | undefined {
   const handshake = findCondition(status.conditions, 'McpHandshake');
@@ -130,4 +152,65 @@ export function nextCheck(status: McpServerStatus, now: Date, t: Timing): number
     return Math.min(t.maxBackoffMs, Math.max(t.minBackoffMs, failingFor));
   }
   return undefined; // waiting for the Deployment: its watch events wake the controller
+}
+
+/** What a handshake is made against. */
+export interface HandshakeTarget {
+  /** The server's uid; a server re-created under the same name has another. */
+  uid: string;
+  /** The workload that answers: {@link workloadRevision} of its Deployment. */
+  workload: string;
+  /** The address dialled. */
+  url: string;
+}
+
+/** A handshake's result, remembered with what it was made against. */
+export interface RememberedHandshake extends HandshakeTarget {
+  /** When it was made (ms since the epoch). */
+  at: number;
+  /** How long it stands: the re-check interval, or the failure backoff then in effect. */
+  forMs: number;
+  result: HandshakeResult;
+}
+
+/**
+ * What of an available Deployment decides which pods answer a handshake: the Deployment itself,
+ * its rolled-out generation and its replica counts. Status churn that changes none of them
+ * (conditions' timestamps, an unrelated field) leaves it equal.
+ */
+export function workloadRevision(d: V1Deployment): string {
+  const s = d.status ?? {};
+  return [
+    d.metadata?.uid ?? '',
+    d.metadata?.generation ?? 0,
+    s.observedGeneration ?? 0,
+    s.replicas ?? 0,
+    s.updatedReplicas ?? 0,
+    s.readyReplicas ?? 0,
+    s.availableReplicas ?? 0,
+  ].join('/');
+}
+
+/**
+ * How much longer a remembered handshake stands for this server, workload and address (ms), or
+ * undefined when it must be made again: none remembered, made against something else, or as old
+ * as the re-check interval or failure backoff that was in effect when it was made. A reconcile
+ * that reuses it requeues after the time left, so handshakes keep the schedule of
+ * {@link nextCheck} however many events (status writes, child updates) arrive in between.
+ */
+export function handshakeStands(
+  remembered: RememberedHandshake | undefined,
+  current: HandshakeTarget,
+  now: Date,
+): number | undefined {
+  if (!remembered) return undefined;
+  if (
+    remembered.uid !== current.uid ||
+    remembered.workload !== current.workload ||
+    remembered.url !== current.url
+  ) {
+    return undefined;
+  }
+  const left = remembered.at + remembered.forMs - now.getTime();
+  return left > 0 ? left : undefined;
 }

@@ -13,14 +13,18 @@ import {
   type McpServerStatus,
 } from '@aiplane/crds';
 import { httpStatusOf, isNotFound, kubeRequest, kubeStatusReason } from '@aiplane/lib';
-import {
-  patchStatus,
-  setCondition,
-  type ReconcileContext,
-  type ReconcileOutcome,
-} from '../../runtime/index.js';
+import { patchStatus, type ReconcileContext, type ReconcileOutcome } from '../../runtime/index.js';
 import { FIELD_MANAGER, type McpServerControllerDeps } from './deps.js';
-import { availability, nextCheck, planStatus } from './plan.js';
+import type { HandshakeResult } from './handshake.js';
+import {
+  availability,
+  handshakeStands,
+  nextCheck,
+  planNotApplied,
+  planStatus,
+  workloadRevision,
+  type HandshakeTarget,
+} from './plan.js';
 
 const APPLY = 'application/apply-patch+yaml';
 
@@ -77,23 +81,8 @@ async function reportNotApplied(d: McpServerControllerDeps, server: McpServer, e
   const status = httpStatusOf(err);
   const reason = kubeStatusReason(err);
   const message = `the cluster refused the workload: ${status ? `HTTP ${status}` : 'no answer'}${reason ? ` (${reason})` : ''}${clusterText(err)}`;
-  const now = d.now();
-  const generation = server.metadata.generation ?? 0;
-  let conditions = server.status?.conditions ?? [];
-  for (const type of ['Available', 'Ready']) {
-    conditions = setCondition(
-      conditions,
-      { type, status: 'False', reason: 'WorkloadNotApplied', message },
-      generation,
-      now,
-    );
-  }
-  await writeStatus(d, server, {
-    ...server.status,
-    ready: false,
-    conditions,
-    observedGeneration: generation,
-  }).catch(() => undefined);
+  const next = planNotApplied(server.status, server.metadata.generation ?? 0, message, d.now());
+  await writeStatus(d, server, next).catch(() => undefined);
 }
 
 /** The apiserver's message of a refusal (its own words, bounded); never a value of ours. */
@@ -130,18 +119,60 @@ async function environmentChecksum(d: McpServerControllerDeps, server: McpServer
   }
 }
 
+/** The handshake a reconcile goes by. */
+interface HandshakeCheck {
+  target: HandshakeTarget;
+  result: HandshakeResult;
+  /** Set when the remembered result was reused: the time it still stands (ms). */
+  reusedForMs?: number;
+}
+
+/**
+ * The workload's MCP handshake: none while the Deployment is unavailable (and then nothing stays
+ * remembered); the remembered one while it stands (see `handshakeStands`); else a new one.
+ */
+async function checkHandshake(
+  d: McpServerControllerDeps,
+  key: string,
+  server: McpServer,
+  deployment: V1Deployment,
+  signal: AbortSignal,
+): Promise<HandshakeCheck | undefined> {
+  if (!availability(deployment).available) {
+    d.handshakes.delete(key);
+    return undefined;
+  }
+  const target: HandshakeTarget = {
+    uid: server.metadata.uid ?? '',
+    workload: workloadRevision(deployment),
+    url: d.resolveWorkload(mcpWorkloadUrl(server)),
+  };
+  const remembered = d.handshakes.get(key);
+  const reusedForMs = handshakeStands(remembered, target, d.now());
+  if (remembered && reusedForMs !== undefined) {
+    return { target, result: remembered.result, reusedForMs };
+  }
+  return { target, result: await d.handshake(target.url, signal) };
+}
+
 /**
  * One pass over an McpServer: a remote server has nothing to run (status stays null); a
  * managed one gets its Deployment and Service applied, then a handshake when the Deployment
- * is available, then its status written once. Deletion is the garbage collector's: the
- * children carry owner references.
+ * is available (or the last one while it stands: see `handshakeStands`), then its status
+ * written once. Deletion is the garbage collector's: the children carry owner references.
  */
 export async function reconcileMcpServer(
   d: McpServerControllerDeps,
-  { object: server, logger, signal }: ReconcileContext<McpServer>,
+  { key, object: server, logger, signal }: ReconcileContext<McpServer>,
 ): Promise<ReconcileOutcome> {
-  if (!server || server.spec.runtime !== 'managed') return;
-  if (metaTime(server.metadata, 'deletionTimestamp')) return;
+  if (
+    !server ||
+    server.spec.runtime !== 'managed' ||
+    metaTime(server.metadata, 'deletionTimestamp')
+  ) {
+    d.handshakes.delete(key); // gone, remote, or being deleted: nothing to re-check
+    return;
+  }
   const namespace = server.metadata.namespace ?? '';
   const name = server.metadata.name ?? '';
 
@@ -167,21 +198,28 @@ export async function reconcileMcpServer(
     throw err; // retried with the queue's backoff
   }
 
-  const url = mcpWorkloadUrl(server);
-  const handshake = availability(deployment).available
-    ? await d.handshake(d.resolveWorkload(url), signal)
-    : undefined;
+  const check = await checkHandshake(d, key, server, deployment, signal);
   const now = d.now();
   const next = planStatus(
     {
       generation: server.metadata.generation ?? 0,
       previous: server.status,
       deployment,
-      url,
-      handshake,
+      url: mcpWorkloadUrl(server),
+      handshake: check?.result,
     },
     now,
   );
+  // A new handshake stands until its re-check (or backoff) is due; a reused one keeps that time.
+  const after = check?.reusedForMs ?? nextCheck(next, now, d.timing);
+  if (check && check.reusedForMs === undefined && after !== undefined) {
+    d.handshakes.set(key, {
+      ...check.target,
+      result: check.result,
+      at: now.getTime(),
+      forMs: after,
+    });
+  }
   const result = await writeStatus(d, server, next);
   // Events on transitions of a server that was reported before (a new server is not "NotReady").
   const wasReady = server.status?.ready;
@@ -195,9 +233,13 @@ export async function reconcileMcpServer(
     );
   }
   logger.debug(
-    { ready: next.ready, handshake: handshake?.ok, written: result.outcome },
+    {
+      ready: next.ready,
+      handshake: check?.result.ok,
+      handshakeReused: check?.reusedForMs !== undefined,
+      written: result.outcome,
+    },
     'mcp server reconciled',
   );
-  const after = nextCheck(next, now, d.timing);
   return after === undefined ? undefined : { requeueAfter: after };
 }

@@ -9,7 +9,7 @@ import {
 import { ResilientInformer } from '@aiplane/lib';
 import type { OperatorDeps } from '../../operator.js';
 import { KeycloakOrganizations } from '../../providers/identity/index.js';
-import { Controller, kubeEventRecorder, ownerKeys } from '../../runtime/index.js';
+import { Controller, ownerKeys } from '../../runtime/index.js';
 import type { DatabaseProvisioner } from '../../providers/database/index.js';
 import { MANAGED_BY, type TenantControllerDeps } from './deps.js';
 import { reconcileTenant } from './reconcile.js';
@@ -19,17 +19,14 @@ export function tenantLifecycleController(
   deps: OperatorDeps,
   databases?: DatabaseProvisioner,
 ): Controller<TenantLifecycle> {
-  const { kc, config, logger, registry } = deps;
+  const { kc, config, logger, registry, events } = deps;
   const t = config.tenants;
-  const identity = config.leaderElection.enabled
-    ? config.leaderElection.identity
-    : 'aiplane-operator';
   const d: TenantControllerDeps = {
     kc,
     core: kc.makeApiClient(CoreV1Api),
     ...(t.identity ? { organizations: new KeycloakOrganizations(t.identity) } : {}),
     ...(databases ? { databases } : {}),
-    events: kubeEventRecorder(kc, 'aiplane-operator', identity, logger),
+    events,
     logger,
     now: () => new Date(),
     healthCheckMs: t.healthCheckMs,
