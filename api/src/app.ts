@@ -1,11 +1,11 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import express, { type Express } from 'express';
-import { pinoHttp } from 'pino-http';
 import type { Logger } from '@aiplane/lib';
 import type { Authenticator } from './auth/authenticator.js';
 import { authenticate, requirePermission } from './auth/middleware.js';
 import { errorMiddleware, notFound } from './errors/middleware.js';
+import { pathOnly, probeRoutes, requestLog } from './http-basics.js';
 import { apiKeysRouter } from './routes/api-keys.js';
 import { meRouter } from './routes/me.js';
 import { STT_PATH, sttUpgradeHandler } from './routes/stt.js';
@@ -33,33 +33,12 @@ export interface AppDeps {
   ready?: () => Promise<boolean>;
 }
 
-/** Path without the query string: a WebSocket `token` must never reach a log line. */
-function pathOnly(url: string | undefined): string {
-  return (url ?? '').split('?')[0] ?? '';
-}
-
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
-  app.use(
-    pinoHttp({
-      logger: deps.logger,
-      // Only method, path and status: no headers (Authorization, X-Api-Key), no query.
-      serializers: {
-        req: (req: IncomingMessage) => ({ method: req.method, path: pathOnly(req.url) }),
-        res: (res: { statusCode: number }) => ({ status: res.statusCode }),
-      },
-      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
-    }),
-  );
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/readyz', async (_req, res) => {
-    const ok = deps.ready ? await deps.ready().catch(() => false) : true;
-    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'not ready' });
-  });
+  app.use(requestLog(deps.logger));
+  probeRoutes(app, deps.ready);
 
   // Every API router: authentication, then can_access_api (spec: core-api.md, Permissions).
   const v1 = express.Router();

@@ -1,3 +1,4 @@
+import { ConfigError } from '@aiplane/lib';
 import { type Keyring, parseKeyring } from './crypto/index.js';
 /** The API's configuration: read from the environment once, validated, frozen. */
 export interface ApiConfig {
@@ -52,10 +53,27 @@ export interface ApiConfig {
   };
 }
 
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+export { ConfigError };
+
+/**
+ * The integer variable `name`, from `min` to `max`: `fallback` when it is unset or empty;
+ * anything else adds a problem naming the variable and the value, and answers `fallback`.
+ */
+export function readInt(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  range: { min: number; max: number },
+  problems: string[],
+): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < range.min || n > range.max) {
+    problems.push(`${name} must be an integer from ${range.min} to ${range.max}, got "${raw}"`);
+    return fallback;
   }
+  return n;
 }
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
@@ -68,15 +86,8 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     if (fallback === undefined) problems.push(`${name} is required`);
     return fallback ?? '';
   };
-  const int = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) {
-      problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-    }
-    return n;
-  };
+  const int = (name: string, fallback: number, min: number, max: number): number =>
+    readInt(env, name, fallback, { min, max }, problems);
   const url = (name: string, fallback?: string): string => {
     const v = str(name, fallback);
     if (v && !/^https?:\/\/[^\s]+$/.test(v)) problems.push(`${name} must be an http(s) URL`);

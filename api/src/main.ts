@@ -1,18 +1,9 @@
 // The API process: `node --import tsx api/src/main.ts`.
-import { createLogger } from '@aiplane/lib';
-import { ConfigError, loadApiConfig } from './config.js';
+import { createLogger, loadConfigOrExit } from '@aiplane/lib';
+import { loadApiConfig } from './config.js';
 import { startApi } from './server.js';
 
-let config;
-try {
-  config = loadApiConfig();
-} catch (err) {
-  if (err instanceof ConfigError) {
-    console.error(err.message);
-    process.exit(2);
-  }
-  throw err;
-}
+const config = loadConfigOrExit(loadApiConfig);
 const logger = createLogger({ level: config.logLevel, name: 'api' });
 const api = await startApi(config, logger);
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -7,6 +7,14 @@ export {
   REDACTED,
   SECRET_FIELD_NAMES,
 } from './logger.js';
+export { ConfigError } from './config/config-error.js';
+export { loadConfigOrExit } from './config/load-config-or-exit.js';
+export {
+  type HealthServer,
+  type HealthServerOptions,
+  type MetricsRegistry,
+  startHealthServer,
+} from './http/health-server.js';
 export { backoffDelay, type BackoffOptions } from './kube/backoff.js';
 export {
   classifyError,

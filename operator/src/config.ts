@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { ConfigError } from '@aiplane/lib';
 
 /** The operator's configuration: read from the environment once, validated, frozen. */
 export interface OperatorConfig {
@@ -54,12 +55,7 @@ export interface OperatorConfig {
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
 
-/** Thrown with every problem at once, so one start-up names them all. */
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
-  }
-}
+export { ConfigError };
 
 class Reader {
   readonly problems: string[] = [];

@@ -1,21 +1,12 @@
 // The operator process: `node --import tsx operator/src/main.ts` (or the built image's
 // `operator` command).
 import { KubeConfig } from '@kubernetes/client-node';
-import { ConfigError, loadOperatorConfig } from './config.js';
+import { createLogger, loadConfigOrExit } from '@aiplane/lib';
+import { loadOperatorConfig } from './config.js';
 import { allControllers } from './controllers/index.js';
 import { startOperator } from './operator.js';
-import { createLogger } from '@aiplane/lib';
 
-let config;
-try {
-  config = loadOperatorConfig();
-} catch (err) {
-  if (err instanceof ConfigError) {
-    console.error(err.message);
-    process.exit(2);
-  }
-  throw err;
-}
+const config = loadConfigOrExit(loadOperatorConfig);
 const logger = createLogger({ level: config.logLevel, name: 'operator' });
 const kc = new KubeConfig();
 kc.loadFromDefault();

@@ -26,8 +26,12 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   };
 }
 
-/** express.json() failures: malformed JSON is a validation failure, an oversized body a 413. */
-function fromBodyParser(err: unknown): unknown {
+/**
+ * Body-parser and router failures as platform errors: malformed JSON is a validation failure,
+ * an oversized body a 413, a path that is not valid percent-encoding a 400; anything else is
+ * answered as it is.
+ */
+export function fromBodyParser(err: unknown): unknown {
   // The router could not decode a path parameter (malformed percent-encoding).
   if (err instanceof URIError) {
     return new ApiError('bad_request', 'the path is not valid percent-encoding');

@@ -1,12 +1,12 @@
-import type { IncomingMessage } from 'node:http';
 import express, { type ErrorRequestHandler, type Express } from 'express';
-import { pinoHttp } from 'pino-http';
 import type { Logger } from '@aiplane/lib';
 import type { Authenticator } from '../auth/authenticator.js';
 import { authenticate, principalOf } from '../auth/middleware.js';
 import { ApiError } from '../errors/api-error.js';
-import { firstId, messagesOf, platformError } from './json-rpc.js';
-import { proxy, SessionUnknown, type ProxyDeps } from './proxy.js';
+import { fromBodyParser, notFound } from '../errors/middleware.js';
+import { probeRoutes, requestLog } from '../http-basics.js';
+import { platformError, sessionNotFound } from './json-rpc.js';
+import { proxy, requestRpcId, SessionUnknown, type ProxyDeps } from './proxy.js';
 
 export interface GatewayAppDeps extends ProxyDeps {
   logger: Logger;
@@ -26,43 +26,21 @@ const AUTHENTICATION_CODES = new Set([
   'invalid_api_key',
 ]);
 
-function requestId(body: unknown): ReturnType<typeof firstId> {
-  if (!Buffer.isBuffer(body)) return null;
-  try {
-    return firstId(messagesOf(JSON.parse(body.toString('utf8'))));
-  } catch {
-    return null;
-  }
-}
-
-/** Every refusal as JSON-RPC 2.0 with the platform code at `error.data.code` (docs/gateway.md). */
+/**
+ * Every refusal as JSON-RPC 2.0 with the platform code at `error.data.code` (docs/gateway.md),
+ * after the same mapping of body-parser and router failures as the API's (errors/middleware).
+ */
 function gatewayErrors(deps: GatewayAppDeps): ErrorRequestHandler {
-  return (err: unknown, req, res, next) => {
+  return (thrown: unknown, req, res, next) => {
     if (res.headersSent) {
-      next(err);
+      next(thrown);
       return;
     }
-    const id = requestId(req.body);
-    if ((err as { type?: unknown } | null)?.type === 'entity.too.large') {
-      deps.metrics.refusals.inc({ code: 'request_too_large' });
-      res
-        .status(413)
-        .type('application/json')
-        .send(platformError(null, 'request_too_large', 'the request body is larger than 4 MiB'));
-      return;
-    }
+    const err = fromBodyParser(thrown);
+    const id = requestRpcId(res);
     if (err instanceof SessionUnknown) {
       deps.metrics.refusals.inc({ code: 'session_unknown' });
-      res
-        .status(404)
-        .type('application/json')
-        .send(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            id,
-            error: { code: -32001, message: 'Session not found' },
-          }),
-        );
+      res.status(404).type('application/json').send(sessionNotFound(id));
       return;
     }
     if (err instanceof ApiError) {
@@ -80,7 +58,10 @@ function gatewayErrors(deps: GatewayAppDeps): ErrorRequestHandler {
         .send(platformError(id, err.code, err.message));
       return;
     }
-    deps.logger.error({ err, method: req.method, path: req.path }, 'unhandled gateway error');
+    deps.logger.error(
+      { err: thrown, method: req.method, path: req.path },
+      'unhandled gateway error',
+    );
     deps.metrics.requests.inc({ method: req.method, outcome: 'failed' });
     res
       .status(500)
@@ -93,26 +74,8 @@ function gatewayErrors(deps: GatewayAppDeps): ErrorRequestHandler {
 export function createGatewayApp(deps: GatewayAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.use(
-    pinoHttp({
-      logger: deps.logger,
-      serializers: {
-        req: (req: IncomingMessage) => ({
-          method: req.method,
-          path: (req.url ?? '').split('?')[0],
-        }),
-        res: (res: { statusCode: number }) => ({ status: res.statusCode }),
-      },
-      autoLogging: { ignore: (req) => ['/healthz', '/readyz'].includes(req.url ?? '') },
-    }),
-  );
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/readyz', async (_req, res) => {
-    const ok = await deps.ready().catch(() => false);
-    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'not ready' });
-  });
+  app.use(requestLog(deps.logger));
+  probeRoutes(app, deps.ready);
 
   const mcp = express.Router({ mergeParams: true });
   // Who calls first: an anonymous caller cannot make the gateway buffer a body.
@@ -126,9 +89,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
     await proxy(deps, req, res, principalOf(res));
   });
   app.use('/servers/:server_id/mcp', mcp);
-  app.use((req, _res, next) => {
-    next(new ApiError('route_not_found', `no route for ${req.method} ${req.path}`));
-  });
+  app.use(notFound);
   app.use(gatewayErrors(deps));
   return app;
 }

@@ -40,4 +40,22 @@ describe('gateway configuration', () => {
       /AIPLANE_GATEWAY_PORT must be an integer/,
     );
   });
+
+  it('names the variable, the range and the value of a bad port, and nothing else', () => {
+    assert.throws(
+      () =>
+        loadGatewayConfig({
+          ...env,
+          AIPLANE_GATEWAY_PORT: '8091.5',
+          AIPLANE_GATEWAY_METRICS_PORT: '8090',
+        }),
+      (err: Error) => {
+        assert.equal(
+          err.message,
+          'invalid configuration:\n  AIPLANE_GATEWAY_PORT must be an integer from 0 to 65535, got "8091.5"',
+        );
+        return true;
+      },
+    );
+  });
 });

@@ -1,4 +1,4 @@
-import { ConfigError, loadApiConfig, type ApiConfig } from '../config.js';
+import { ConfigError, loadApiConfig, readInt, type ApiConfig } from '../config.js';
 
 /**
  * The gateway reads the API's configuration (it shares authentication, the credential store
@@ -13,14 +13,7 @@ export interface GatewayConfig extends ApiConfig {
   };
 }
 
-function port(env: NodeJS.ProcessEnv, name: string, fallback: number, problems: string[]): number {
-  const raw = env[name];
-  const n = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) {
-    problems.push(`${name} must be an integer from 0 to 65535, got "${raw}"`);
-  }
-  return n;
-}
+const PORT = { min: 0, max: 65535 };
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   // The API's own listen address is not the gateway's: ignore it (in a pod it may even be a
@@ -32,10 +25,11 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
   const problems: string[] = [];
   const gateway = {
     host: env.AIPLANE_GATEWAY_HOST || '127.0.0.1',
-    port: port(env, 'AIPLANE_GATEWAY_PORT', 8090, problems),
-    metricsPort: port(env, 'AIPLANE_GATEWAY_METRICS_PORT', 8091, problems),
+    port: readInt(env, 'AIPLANE_GATEWAY_PORT', 8090, PORT, problems),
+    metricsPort: readInt(env, 'AIPLANE_GATEWAY_METRICS_PORT', 8091, PORT, problems),
   };
-  if (gateway.port !== 0 && gateway.port === gateway.metricsPort) {
+  // Compared only when both were read: a refused value stands for its default here.
+  if (problems.length === 0 && gateway.port !== 0 && gateway.port === gateway.metricsPort) {
     problems.push('AIPLANE_GATEWAY_METRICS_PORT must differ from AIPLANE_GATEWAY_PORT');
   }
   if (problems.length > 0) throw new ConfigError(problems);

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { parseKeyring } from '../crypto/index.js';
-import { platformError, unknownTool } from './json-rpc.js';
+import {
+  batchNotProcessed,
+  parseError,
+  platformError,
+  sessionNotFound,
+  unknownTool,
+} from './json-rpc.js';
 import { SessionBinder } from './session-id.js';
 import { filterJsonBody, sseToolFilter } from './tool-filter.js';
 
@@ -56,6 +62,34 @@ describe('gateway JSON-RPC bodies', () => {
     assert.equal(
       unknownTool('a', 'x'),
       '{"jsonrpc":"2.0","id":"a","error":{"code":-32602,"message":"Unknown tool: x"}}',
+    );
+  });
+  it('answers a session id not issued to the user as JSON-RPC -32001 Session not found', () => {
+    assert.equal(
+      sessionNotFound(2),
+      '{"jsonrpc":"2.0","id":2,"error":{"code":-32001,"message":"Session not found"}}',
+    );
+    assert.equal(
+      sessionNotFound(null),
+      '{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}',
+    );
+  });
+  it('answers an unreadable body with -32700 Parse error and a null id', () => {
+    assert.equal(
+      parseError(),
+      '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}',
+    );
+  });
+  it('answers the other requests of a batch with a refused call with -32600', () => {
+    assert.equal(
+      batchNotProcessed(10),
+      '{"jsonrpc":"2.0","id":10,"error":{"code":-32600,"message":"Invalid Request: the batch calls an unknown tool"}}',
+    );
+  });
+  it('serializes the platform refusal with data after code and message', () => {
+    assert.equal(
+      platformError(null, 'request_too_large', 'too big'),
+      '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"too big","data":{"code":"request_too_large"}}}',
     );
   });
 });

@@ -20,14 +20,19 @@ export function messagesOf(body: unknown): JsonRpcMessage[] | undefined {
   return list as JsonRpcMessage[];
 }
 
-/** The spec's gateway refusal: JSON-RPC 2.0 with the platform code at `error.data.code`. */
-export function platformError(id: JsonRpcId, code: ErrorCode, message: string): string {
-  const entry = ERROR_CODES[code] as { jsonRpc?: number };
+/** A JSON-RPC 2.0 error response, serialized: `data` only when given. */
+export function rpcError(id: JsonRpcId, code: number, message: string, data?: unknown): string {
   return JSON.stringify({
     jsonrpc: '2.0',
     id,
-    error: { code: entry.jsonRpc ?? -32000, message, data: { code } },
+    error: data === undefined ? { code, message } : { code, message, data },
   });
+}
+
+/** The spec's gateway refusal: JSON-RPC 2.0 with the platform code at `error.data.code`. */
+export function platformError(id: JsonRpcId, code: ErrorCode, message: string): string {
+  const entry = ERROR_CODES[code] as { jsonRpc?: number };
+  return rpcError(id, entry.jsonRpc ?? -32000, message, { code });
 }
 
 /**
@@ -35,11 +40,12 @@ export function platformError(id: JsonRpcId, code: ErrorCode, message: string): 
  * the reason (spec: Errors, the allowlist exception), so the allowlist cannot be probed.
  */
 export function unknownTool(id: JsonRpcId, name: string): string {
-  return JSON.stringify({
-    jsonrpc: '2.0',
-    id,
-    error: { code: -32602, message: `Unknown tool: ${name}` },
-  });
+  return rpcError(id, -32602, `Unknown tool: ${name}`);
+}
+
+/** A session id not issued to this user and server: like an ended session (HTTP 404). */
+export function sessionNotFound(id: JsonRpcId): string {
+  return rpcError(id, -32001, 'Session not found');
 }
 
 /** The first request id of a body, for refusals that answer the whole request. */
@@ -50,18 +56,10 @@ export function firstId(messages: JsonRpcMessage[] | undefined): JsonRpcId {
 
 /** A POST body the gateway cannot read as JSON-RPC: refused, not forwarded. */
 export function parseError(): string {
-  return JSON.stringify({
-    jsonrpc: '2.0',
-    id: null,
-    error: { code: -32700, message: 'Parse error' },
-  });
+  return rpcError(null, -32700, 'Parse error');
 }
 
 /** The other requests of a batch that carried a refused tool call: not forwarded. */
 export function batchNotProcessed(id: JsonRpcId): string {
-  return JSON.stringify({
-    jsonrpc: '2.0',
-    id,
-    error: { code: -32600, message: 'Invalid Request: the batch calls an unknown tool' },
-  });
+  return rpcError(id, -32600, 'Invalid Request: the batch calls an unknown tool');
 }

@@ -19,6 +19,7 @@ import {
   messagesOf,
   parseError,
   unknownTool,
+  type JsonRpcId,
   type JsonRpcMessage,
 } from './json-rpc.js';
 import type { GatewayMetrics } from './metrics.js';
@@ -79,6 +80,26 @@ function toolNameValue(m: JsonRpcMessage): unknown {
 /** The refusal of a session id this user was not given: like an ended session (404). */
 class SessionUnknown extends Error {}
 
+/** A body as JSON, when it is UTF-8 without a byte-order mark that parses; else undefined. */
+function jsonBody(body: unknown): unknown {
+  const raw = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(raw));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The request's first JSON-RPC id, kept for refusals made after the handler threw. */
+function setRequestRpcId(res: Response, id: JsonRpcId): void {
+  (res.locals as { rpcId?: JsonRpcId }).rpcId = id;
+}
+
+/** The id {@link proxy} found in the request (null when it read none). */
+export function requestRpcId(res: Response): JsonRpcId {
+  return (res.locals as { rpcId?: JsonRpcId }).rpcId ?? null;
+}
+
 /**
  * One request of an MCP client to `/servers/{id}/mcp`, proxied to the upstream with the
  * calling user's credential. Responses are streamed; only a `tools/list` answer of a server
@@ -92,6 +113,14 @@ export async function proxy(
 ): Promise<void> {
   const method = req.method;
   const serverId = String(req.params.server_id ?? '');
+  // A POST body must be JSON-RPC the gateway itself can read: what it cannot check (a BOM, a
+  // foreign charset, a batch with a non-object) is refused, never forwarded; what is forwarded
+  // is the gateway's own serialisation of what it checked. Read first, so that every refusal
+  // answers the request's id (the error handler finds it in res.locals).
+  const parsed = method === 'POST' ? jsonBody(req.body) : undefined;
+  const messages = messagesOf(parsed);
+  setRequestRpcId(res, firstId(messages));
+
   const server = await usableServer(d, serverId, principal);
   const upstream = upstreamTarget(server, d);
   const allowlist = server.spec.toolAllowlist ?? [];
@@ -101,20 +130,8 @@ export async function proxy(
   const abort = new AbortController();
   res.on('close', () => abort.abort());
 
-  // A POST body must be JSON-RPC the gateway itself can read: what it cannot check (a BOM, a
-  // foreign charset, a batch with a non-object) is refused, never forwarded; what is forwarded
-  // is the gateway's own serialisation of what it checked.
-  let messages: JsonRpcMessage[] | undefined;
   let forwardBody: string | undefined;
   if (method === 'POST') {
-    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(raw));
-    } catch {
-      parsed = undefined;
-    }
-    messages = messagesOf(parsed);
     if (!messages) {
       d.metrics.refusals.inc({ code: 'parse_error' });
       res.status(400).type('application/json').send(parseError());
@@ -131,12 +148,14 @@ export async function proxy(
 
   const bearer = await d.bearer(serverId, principal.userId);
 
-  // The allowlist: a call of a tool that is not both allowed and offered is answered here.
+  // The allowlist: a call of a tool that is not both allowed and offered is answered here
+  // (without one, whether it is offered is the upstream's to answer: docs/adr/0010), as is a
+  // call whose tool name is not a string.
   const refused = new Map<JsonRpcMessage, string>();
   for (const call of (messages ?? []).filter((m) => m.method === 'tools/call')) {
     const name = toolName(call);
     let refuse = name === undefined || !allowed(name);
-    if (!refuse && name !== undefined) {
+    if (!refuse && name !== undefined && allowlist.length > 0) {
       const offered = await d.offered.names(
         { serverId, userId: principal.userId },
         { url: upstream.url, bearer, fetch: upstream.fetch },
@@ -149,12 +168,12 @@ export async function proxy(
     d.metrics.refusals.inc({ code: 'unknown_tool' });
     d.metrics.requests.inc({ method, outcome: 'refused' });
     res.status(200).type('application/json');
-    const batch = Array.isArray(JSON.parse(forwardBody ?? 'null'));
-    if (!batch) {
-      for (const [call, name] of refused) {
-        res.send(unknownTool(call.id ?? firstId(messages), name));
-        return;
-      }
+    const [single] = refused;
+    if (single && !Array.isArray(parsed)) {
+      // One message, so one refused call.
+      const [call, name] = single;
+      res.send(unknownTool(call.id ?? null, name));
+      return;
     }
     // A (2025-03-26) batch with a refused call is not forwarded at all: every request in it
     // is answered, the refused calls exactly as a single unknown tool would be.

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { Logger } from '@aiplane/lib';
+import { type Logger, startHealthServer } from '@aiplane/lib';
 import { upstreamBearer } from '../mcp/oauth/upstream-bearer.js';
 import { listen, openPlatform } from '../platform.js';
 import { createGatewayApp } from './app.js';
@@ -42,22 +42,14 @@ export async function startGateway(
     ready: () => platform.ready(),
   });
   const listening = await listen(app, config.gateway.host, config.gateway.port, logger, 'gateway');
-  const metricsServer = await listen(
-    (req, res) => {
-      if (new URL(req.url ?? '/', 'http://metrics').pathname !== '/metrics') {
-        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
-        return;
-      }
-      metrics.registry.metrics().then(
-        (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
-        () => res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error\n'),
-      );
-    },
-    config.gateway.host,
-    config.gateway.metricsPort,
+  // Prometheus only: the probes are on the public port.
+  const metricsServer = await startHealthServer({
+    host: config.gateway.host,
+    port: config.gateway.metricsPort,
+    registry: metrics.registry,
     logger,
-    'gateway metrics',
-  );
+  });
+  logger.info({ host: config.gateway.host, port: metricsServer.port }, 'gateway metrics listening');
   return {
     ...listening,
     metricsPort: metricsServer.port,

@@ -19,7 +19,6 @@ export {
   type Reconciler,
   type WatchedSource,
 } from './controller.js';
-export { type HealthServer, type HealthServerOptions, startHealthServer } from './health-server.js';
 export {
   type LeaderElectionCallbacks,
   type LeaderElectionConfig,

@@ -1,8 +1,7 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { type HealthServer, startHealthServer } from './health-server.js';
-import type { InformerLike } from '@aiplane/lib';
+import { type HealthServer, type InformerLike, startHealthServer } from '@aiplane/lib';
 import { type LeaderElectionConfig, LeaderElector } from './leader-election.js';
 import type { LeaseClient } from './lease-client.js';
 import { runtimeMetrics } from './metrics.js';

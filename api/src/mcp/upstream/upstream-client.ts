@@ -56,20 +56,31 @@ function fetchUntil(fetch: FetchLike, signal: AbortSignal | undefined): FetchLik
     fetch(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
 }
 
+/**
+ * What both SDK clients' Streamable HTTP transports are given: the fetch (ended with the
+ * signal) and the credential as a bearer token. No authProvider: a 401 or 403 surfaces as an
+ * error with that code. `redirect: 'manual'` stops the SDK from following a same-origin
+ * redirect of a POST.
+ */
+function transportOptions(opts: UpstreamConnectOptions): {
+  fetch: FetchLike;
+  requestInit: RequestInit;
+} {
+  return {
+    fetch: fetchUntil(opts.fetch, opts.signal),
+    requestInit: {
+      headers: { Authorization: `Bearer ${opts.credential}` },
+      redirect: 'manual',
+    },
+  };
+}
+
 /** Connects and initializes; throws whatever the SDK threw, after closing. */
 async function openConnection(
   opts: UpstreamConnectOptions,
   request: RequestOptions,
 ): Promise<UpstreamConnection> {
-  const transport = new StreamableHTTPClientTransport(new URL(opts.url), {
-    fetch: fetchUntil(opts.fetch, opts.signal),
-    // No authProvider: a 401 or 403 surfaces as StreamableHTTPError with that code.
-    // `redirect: 'manual'` stops the SDK from following a same-origin redirect of a POST.
-    requestInit: {
-      headers: { Authorization: `Bearer ${opts.credential}` },
-      redirect: 'manual',
-    },
-  });
+  const transport = new StreamableHTTPClientTransport(new URL(opts.url), transportOptions(opts));
   const client = new Client(CLIENT_INFO, { capabilities: {} });
   const close = async (): Promise<void> => {
     // terminateSession sends DELETE only when the server issued a session id.
@@ -169,10 +180,7 @@ async function listModernTools(
   opts: UpstreamConnectOptions,
   request: RequestOptions,
 ): Promise<UpstreamTool[]> {
-  const transport = new ModernTransport(new URL(opts.url), {
-    fetch: fetchUntil(opts.fetch, opts.signal),
-    requestInit: { headers: { Authorization: `Bearer ${opts.credential}` }, redirect: 'manual' },
-  });
+  const transport = new ModernTransport(new URL(opts.url), transportOptions(opts));
   const client = new ModernClient(CLIENT_INFO, {
     versionNegotiation: { mode: { pin: '2026-07-28' } },
     listMaxPages: MAX_TOOL_PAGES,

@@ -1,16 +1,25 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
+import type { Logger } from '../logger.js';
+
+/** What `/metrics` serves: a prom-client `Registry` is one. */
+export interface MetricsRegistry {
+  /** The registry's text exposition format. */
+  readonly contentType: string;
+  metrics(): Promise<string>;
+}
 
 export interface HealthServerOptions {
   /** Interface to bind: `0.0.0.0` in a pod (kubelet probes, Prometheus), `127.0.0.1` in tests. */
   host: string;
   /** 0 picks a free port. */
   port: number;
-  /** Readiness: informers synced and, with leader election, leading or standing by healthily. */
-  ready: () => boolean | Promise<boolean>;
-  registry: Registry;
+  /**
+   * Readiness, e.g. informers synced and, with leader election, leading or standing by
+   * healthily. Without it the server is a metrics port: `/healthz` and `/readyz` answer 404.
+   */
+  ready?: () => boolean | Promise<boolean>;
+  registry: MetricsRegistry;
   logger?: Logger;
 }
 
@@ -25,19 +34,24 @@ function send(res: ServerResponse, status: number, body: string, type = 'text/pl
   res.end(body);
 }
 
-/** `/healthz` (the process answers), `/readyz` (the ready callback) and `/metrics`. */
+/**
+ * `/metrics` (the registry), and with a ready callback `/healthz` (the process answers) and
+ * `/readyz` (the callback); anything else 404, any method but GET and HEAD 405.
+ */
 export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
+  const { ready } = options;
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method !== 'GET' && req.method !== 'HEAD')
       return send(res, 405, 'method not allowed\n');
     const path = new URL(req.url ?? '/', 'http://health').pathname;
+    if (path === '/metrics')
+      return send(res, 200, await options.registry.metrics(), options.registry.contentType);
+    if (ready === undefined) return send(res, 404, 'not found\n');
     switch (path) {
       case '/healthz':
         return send(res, 200, 'ok\n');
       case '/readyz':
-        return (await options.ready()) ? send(res, 200, 'ok\n') : send(res, 503, 'not ready\n');
-      case '/metrics':
-        return send(res, 200, await options.registry.metrics(), options.registry.contentType);
+        return (await ready()) ? send(res, 200, 'ok\n') : send(res, 503, 'not ready\n');
       default:
         return send(res, 404, 'not found\n');
     }

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
-import { Counter, Registry } from 'prom-client';
-import { type HealthServer, startHealthServer } from './health-server.js';
+import { type HealthServer, type MetricsRegistry, startHealthServer } from './health-server.js';
+
+/** A registry as prom-client's serves it: one counter at 3, in the Prometheus text format. */
+const registry: MetricsRegistry = {
+  contentType: 'text/plain; version=0.0.4; charset=utf-8',
+  metrics: () =>
+    Promise.resolve(
+      '# HELP aiplane_test_total test\n# TYPE aiplane_test_total counter\naiplane_test_total 3\n',
+    ),
+};
 
 describe('startHealthServer', () => {
   let server: HealthServer | undefined;
@@ -9,9 +17,7 @@ describe('startHealthServer', () => {
     server = undefined;
   });
 
-  async function start(ready: () => boolean | Promise<boolean>) {
-    const registry = new Registry();
-    new Counter({ name: 'aiplane_test_total', help: 'test', registers: [registry] }).inc(3);
+  async function start(ready?: () => boolean | Promise<boolean>) {
     server = await startHealthServer({ host: '127.0.0.1', port: 0, ready, registry });
     return `http://127.0.0.1:${server.port}`;
   }
@@ -50,5 +56,13 @@ describe('startHealthServer', () => {
     await server?.close();
     server = undefined;
     await assert.rejects(fetch(`${base}/healthz`));
+  });
+
+  it('serves only /metrics without a ready callback (a metrics port)', async function () {
+    const base = await start();
+    assert.equal((await fetch(`${base}/metrics`)).status, 200);
+    assert.equal((await fetch(`${base}/healthz`)).status, 404);
+    assert.equal((await fetch(`${base}/readyz`)).status, 404);
+    assert.equal((await fetch(`${base}/`)).status, 404);
   });
 });

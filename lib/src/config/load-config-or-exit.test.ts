@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { ConfigError } from './config-error.js';
+import { loadConfigOrExit } from './load-config-or-exit.js';
+
+describe('loadConfigOrExit', () => {
+  const exit = process.exit.bind(process);
+  const error = console.error.bind(console);
+  afterEach(() => {
+    process.exit = exit;
+    console.error = error;
+  });
+
+  it('answers what the loader loaded', () => {
+    assert.deepEqual(
+      loadConfigOrExit(() => ({ port: 8080 })),
+      { port: 8080 },
+    );
+  });
+
+  it('prints a ConfigError’s message to stderr and exits 2', () => {
+    const printed: unknown[] = [];
+    console.error = (...args: unknown[]) => void printed.push(...args);
+    process.exit = (code?: number) => {
+      throw new Error(`exit ${code}`);
+    };
+    assert.throws(
+      () =>
+        loadConfigOrExit(() => {
+          throw new ConfigError(['A is required', 'B must be an integer']);
+        }),
+      /^Error: exit 2$/,
+    );
+    assert.deepEqual(printed, ['invalid configuration:\n  A is required\n  B must be an integer']);
+  });
+
+  it('throws any other error on, without exiting', () => {
+    process.exit = () => {
+      throw new Error('exited');
+    };
+    assert.throws(
+      () =>
+        loadConfigOrExit(() => {
+          throw new TypeError('a bug');
+        }),
+      /^TypeError: a bug$/,
+    );
+  });
+});
