@@ -6,11 +6,10 @@ import {
 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startMcp2026TestServer, type ManagedProcess, type Mcp2026TestServer } from '@aiplane/hack';
-import { call, startTestApi, tokenFor, type Reply, type TestApi } from './api-helpers.js';
-import { startTestGateway, type TestGateway } from './gateway-helpers.js';
-import { caller, provisionTenant, randomId, setMembership, type Tenant } from './mcp-helpers.js';
-import { startOperatorProcess } from './operator-process.js';
+import { startMcp2026TestServer, type Mcp2026TestServer } from '@aiplane/hack';
+import { call, tokenFor, type Reply } from './api-helpers.js';
+import { startGatewayStack, type GatewayStack } from './gateway-helpers.js';
+import { link, randomId } from './mcp-helpers.js';
 import { rememberSecret } from './secrets.js';
 
 const ORG_SCOPE = { scope: 'openid organization:*' };
@@ -23,13 +22,10 @@ interface Sent {
 }
 
 describe('MCP gateway, revision 2026-07-28 (v2 SDK client → gateway → v2 SDK server)', function () {
-  let api: TestApi;
-  let gateway: TestGateway;
+  let stack: GatewayStack | undefined;
   let gatewayUrl: string;
-  let operator: ManagedProcess;
   let modern: Mcp2026TestServer;
   let stateless: Mcp2026TestServer;
-  let a: Tenant;
   let modernId: string;
   let statelessId: string;
   const memberCredential = `member-upstream-2026-${randomId()}`;
@@ -68,17 +64,9 @@ describe('MCP gateway, revision 2026-07-28 (v2 SDK client → gateway → v2 SDK
       tools: [{ name: 'search', title: 'Search', description: 'Finds documents' }],
     });
     stateless = await startMcp2026TestServer({ token: memberCredential, legacy: 'stateless' });
-    api = await startTestApi('api-gateway-2026', { AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS: 'true' });
-    gateway = await startTestGateway(api, 'gateway-2026', {
-      AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS: 'true',
-    });
-    gatewayUrl = `http://127.0.0.1:${gateway.port}`;
-    operator = startOperatorProcess();
-    a = await provisionTenant(api.url, 'gw26');
-    await setMembership(a.organizationId, 'admin', true);
-    await setMembership(a.organizationId, 'member', true);
-    const admin = caller(api.url, 'admin', a.organizationId);
-    const member = caller(api.url, 'member', a.organizationId);
+    stack = await startGatewayStack('gateway-2026', 'gw26');
+    const { admin, member } = stack;
+    gatewayUrl = stack.gateway.url;
     const register = async (name: string, address: string): Promise<string> => {
       const r = await admin('POST', '/v1/mcp/servers', {
         runtime: 'remote',
@@ -90,10 +78,7 @@ describe('MCP gateway, revision 2026-07-28 (v2 SDK client → gateway → v2 SDK
       });
       assert.equal(r.status, 200, r.text);
       const id = (r.json() as { id: string }).id;
-      const linked = await member('PUT', `/v1/mcp/servers/${id}/credential`, {
-        credential: memberCredential,
-      });
-      assert.equal(linked.status, 204, linked.text);
+      await link(member, id, memberCredential);
       return id;
     };
     modernId = await register('docs-2026', modern.url);
@@ -101,13 +86,7 @@ describe('MCP gateway, revision 2026-07-28 (v2 SDK client → gateway → v2 SDK
   });
 
   after(async function () {
-    if (a) {
-      await setMembership(a.organizationId, 'admin', false);
-      await setMembership(a.organizationId, 'member', false);
-    }
-    await operator?.stop();
-    await gateway?.close();
-    await api?.close();
+    await stack?.close();
     await modern?.close();
     await stateless?.close();
   });

@@ -2,9 +2,11 @@ import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { loadGatewayConfig, startGateway, type RunningGateway } from '@aiplane/api';
 import { createLogger } from '@aiplane/lib';
-import { apiEnv } from '@aiplane/hack';
-import type { TestApi } from './api-helpers.js';
+import { apiEnv, type ManagedProcess } from '@aiplane/hack';
+import { startTestApi, type TestApi } from './api-helpers.js';
 import { environment } from './harness.js';
+import { caller, provisionTenant, setMembership, type Call, type Tenant } from './mcp-helpers.js';
+import { startOperatorProcess } from './operator-process.js';
 
 export interface TestGateway extends RunningGateway {
   url: string;
@@ -28,4 +30,65 @@ export async function startTestGateway(
     kc: environment().controlPlane.kubeConfig(),
   });
   return { ...gateway, url: `http://127.0.0.1:${gateway.port}` };
+}
+
+/** What a gateway suite stands on: API, gateway and operator, a tenant, and its callers. */
+export interface GatewayStack {
+  api: TestApi;
+  gateway: TestGateway;
+  operator: ManagedProcess;
+  /** Tenant `a`, whose organization `admin` and `member` belong to. */
+  a: Tenant;
+  admin: Call;
+  member: Call;
+  /** Ends the memberships and stops what started, in reverse. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the API and the gateway (loopback upstreams allowed: test MCP servers run on
+ * 127.0.0.1) and the operator, provisions tenant `a` (`prefix`) and makes `admin` and `member`
+ * members of it.
+ */
+export async function startGatewayStack(name: string, prefix: string): Promise<GatewayStack> {
+  const loopback = { AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS: 'true' };
+  const api = await startTestApi(`api-${name}`, loopback);
+  const gateway = await startTestGateway(api, name, loopback);
+  const operator = startOperatorProcess();
+  const close = async (a?: Tenant) => {
+    if (a) {
+      await setMembership(a.organizationId, 'admin', false);
+      await setMembership(a.organizationId, 'member', false);
+    }
+    await operator.stop();
+    await gateway.close();
+    await api.close();
+  };
+  try {
+    const a = await provisionTenant(api.url, prefix);
+    await setMembership(a.organizationId, 'admin', true);
+    await setMembership(a.organizationId, 'member', true);
+    return {
+      api,
+      gateway,
+      operator,
+      a,
+      admin: caller(api.url, 'admin', a.organizationId),
+      member: caller(api.url, 'member', a.organizationId),
+      close: () => close(a),
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** A raw JSON-RPC `initialize` request, as a bare client sends it. */
+export function initializeRequest(protocolVersion = '2025-11-25', id = 1) {
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  };
 }

@@ -1,23 +1,10 @@
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  startMcpTestServer,
-  waitFor,
-  type ManagedProcess,
-  type McpTestServer,
-} from '@aiplane/hack';
-import { call, startTestApi, tokenFor, type Reply, type TestApi } from './api-helpers.js';
-import { startTestGateway, type TestGateway } from './gateway-helpers.js';
-import {
-  caller,
-  link,
-  provisionTenant,
-  randomId,
-  setMembership,
-  type Tenant,
-} from './mcp-helpers.js';
-import { startOperatorProcess } from './operator-process.js';
+import { startMcpTestServer, waitFor, type McpTestServer } from '@aiplane/hack';
+import { call, tokenFor, type Reply, type TestApi } from './api-helpers.js';
+import { initializeRequest, startGatewayStack, type GatewayStack } from './gateway-helpers.js';
+import { caller, link, provisionTenant, randomId, type Tenant } from './mcp-helpers.js';
 import { rememberSecret } from './secrets.js';
 
 type RpcError = {
@@ -28,11 +15,10 @@ type RpcError = {
 const ORG_SCOPE = { scope: 'openid organization:*' };
 
 describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak tokens)', function () {
+  let stack: GatewayStack | undefined;
   let api: TestApi;
-  let gateway: TestGateway;
   let gatewayUrl: string;
   let gatewayMetricsPort: number;
-  let operator: ManagedProcess;
   let upstream: McpTestServer;
   let a: Tenant;
   let b: Tenant;
@@ -77,18 +63,12 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
       token: memberCredential,
       tools: [{ name: 'search', title: 'Search', description: 'Finds documents' }],
     });
-    api = await startTestApi('api-gateway', { AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS: 'true' });
-    gateway = await startTestGateway(api, 'gateway', {
-      AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS: 'true',
-    });
-    gatewayUrl = `http://127.0.0.1:${gateway.port}`;
+    stack = await startGatewayStack('gateway', 'gw');
+    const { gateway, admin, member } = stack;
+    ({ api, a } = stack);
+    gatewayUrl = gateway.url;
     gatewayMetricsPort = gateway.metricsPort;
-    operator = startOperatorProcess();
-    [a, b] = await Promise.all([provisionTenant(api.url, 'gw'), provisionTenant(api.url, 'gw-b')]);
-    await setMembership(a.organizationId, 'admin', true);
-    await setMembership(a.organizationId, 'member', true);
-    const admin = caller(api.url, 'admin', a.organizationId);
-    const member = caller(api.url, 'member', a.organizationId);
+    b = await provisionTenant(api.url, 'gw-b');
     const r = await admin('POST', '/v1/mcp/servers', {
       runtime: 'remote',
       name: 'docs',
@@ -122,33 +102,13 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
     // The gateway knows the server once the platform admin (who may use any organization's
     // server) is past the access check: no credential linked (-32003), not access denied.
     await waitFor('the gateway to know the foreign server', async () => {
-      const r = await rpc(
-        {
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-11-25',
-            capabilities: {},
-            clientInfo: { name: 'raw', version: '1' },
-          },
-        },
-        {},
-        foreignServerId,
-        'admin',
-      );
+      const r = await rpc(initializeRequest(), {}, foreignServerId, 'admin');
       return (r.json() as RpcError).error.code === -32003;
     });
   });
 
   after(async function () {
-    if (a) {
-      await setMembership(a.organizationId, 'admin', false);
-      await setMembership(a.organizationId, 'member', false);
-    }
-    await operator?.stop();
-    await gateway?.close();
-    await api?.close();
+    await stack?.close();
     await upstream?.close();
   });
 
@@ -203,16 +163,7 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
   });
 
   it('answers a disallowed, a nonexistent and an allowed-but-absent tool call byte-identically: 200, -32602 Unknown tool', async function () {
-    const session = await rpc({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'raw', version: '1' },
-      },
-    });
+    const session = await rpc(initializeRequest());
     const sid = session.headers.get('mcp-session-id') ?? '';
     const headers = { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
     await rpc({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
@@ -253,16 +204,7 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
 
   describe('what the gateway cannot check is refused, never forwarded', function () {
     const initialized = async () => {
-      const init = await rpc({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-03-26',
-          capabilities: {},
-          clientInfo: { name: 'raw', version: '1' },
-        },
-      });
+      const init = await rpc(initializeRequest('2025-03-26'));
       const headers = {
         'mcp-session-id': init.headers.get('mcp-session-id') ?? '',
         'mcp-protocol-version': '2025-03-26',
@@ -367,16 +309,7 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
 
   for (const revision of ['2025-03-26', '2025-06-18', '2025-11-25']) {
     it(`negotiates revision ${revision}: initialize, filtered tools/list, the GET stream and DELETE`, async function () {
-      const init = await rpc({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: revision,
-          capabilities: {},
-          clientInfo: { name: 'raw', version: '1' },
-        },
-      });
+      const init = await rpc(initializeRequest(revision));
       assert.equal(init.status, 200, init.text);
       assert.match(init.text, new RegExp(`"protocolVersion":"${revision}"`));
       const sid = init.headers.get('mcp-session-id') ?? '';
@@ -408,16 +341,7 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
   }
 
   it('treats another user’s session id as unknown (404)', async function () {
-    const init = await rpc({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'raw', version: '1' },
-      },
-    });
+    const init = await rpc(initializeRequest());
     const sid = init.headers.get('mcp-session-id') ?? '';
     const r = await call(endpoint(), {
       method: 'POST',
@@ -434,16 +358,7 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
   });
 
   describe('refusals', function () {
-    const init = {
-      jsonrpc: '2.0',
-      id: 9,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'raw', version: '1' },
-      },
-    };
+    const init = initializeRequest('2025-11-25', 9);
 
     it('answers 401 with a Bearer challenge without a platform token', async function () {
       const r = await call(endpoint(), { method: 'POST', body: init });
@@ -484,14 +399,7 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
     });
 
     it('answers -32003 mcp_credential_not_linked with WWW-Authenticate: Bearer error="mcp_credential_not_linked"', async function () {
-      const r = await call(endpoint(), {
-        method: 'POST',
-        body: init,
-        headers: {
-          authorization: await bearer('admin'),
-          accept: 'application/json, text/event-stream',
-        },
-      });
+      const r = await rpc(init, {}, serverId, 'admin');
       assert.equal(r.status, 403, r.text);
       assert.equal(r.headers.get('www-authenticate'), 'Bearer error="mcp_credential_not_linked"');
       const body = r.json() as RpcError;
@@ -507,14 +415,7 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
       rememberSecret(wrong);
       await link(admin, serverId, wrong);
       try {
-        const r = await call(endpoint(), {
-          method: 'POST',
-          body: init,
-          headers: {
-            authorization: await bearer('admin'),
-            accept: 'application/json, text/event-stream',
-          },
-        });
+        const r = await rpc(init, {}, serverId, 'admin');
         assert.equal(r.status, 403, r.text);
         assert.equal(r.headers.get('www-authenticate'), 'Bearer error="mcp_credential_rejected"');
         const body = r.json() as RpcError;

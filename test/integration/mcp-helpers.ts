@@ -45,6 +45,9 @@ export async function setMembership(
 }
 
 /** Calls the API as a dev user acting in an organization (X-Aiplane-Organization). */
+/** Calls the API as a dev user acting in an organization. */
+export type Call = ReturnType<typeof caller>;
+
 export function caller(apiUrl: string, user: DevUser, organizationId: string) {
   return async (method: string, path: string, body?: unknown): Promise<Reply> =>
     call(`${apiUrl}${path}`, {

@@ -23,15 +23,21 @@ import {
   type Reply,
   type TestApi,
 } from './api-helpers.js';
-import { startTestGateway, type TestGateway } from './gateway-helpers.js';
+import { initializeRequest, startTestGateway, type TestGateway } from './gateway-helpers.js';
 import { environment } from './harness.js';
 import { kcAdmin } from './keycloak-admin.js';
-import { caller, provisionTenant, randomId, setMembership, type Tenant } from './mcp-helpers.js';
+import {
+  caller,
+  provisionTenant,
+  randomId,
+  setMembership,
+  type Tenant,
+  type Call,
+} from './mcp-helpers.js';
 import { authorizeInBrowser, type BrowserLogin } from './oauth-browser.js';
 import { startOperatorProcess } from './operator-process.js';
 import { newSecret, rememberSecret } from './secrets.js';
 
-type Call = ReturnType<typeof caller>;
 interface Started {
   authorize_url: string;
   state: string;
@@ -559,16 +565,7 @@ describe('MCP OAuth linking (API, PostgreSQL, an SDK authorization server, the l
           authorization: `Bearer ${await memberToken()}`,
           accept: 'application/json, text/event-stream',
         },
-        body: {
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-11-25',
-            capabilities: {},
-            clientInfo: { name: 'raw', version: '1' },
-          },
-        },
+        body: initializeRequest(),
       });
       record(r);
       assert.equal(r.status, 403, r.text);

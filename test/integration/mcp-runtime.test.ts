@@ -13,13 +13,19 @@ import {
 import { startTestApi, type TestApi } from './api-helpers.js';
 import { kubeConfig } from './harness.js';
 import { markPodsReady } from './kubelet.js';
-import { caller, link, provisionTenant, setMembership, type Tenant } from './mcp-helpers.js';
+import {
+  caller,
+  link,
+  provisionTenant,
+  setMembership,
+  type Tenant,
+  type Call,
+} from './mcp-helpers.js';
 import { startOperatorProcess } from './operator-process.js';
 import { rememberSecret } from './secrets.js';
 
 type Status = ServerStatusRecord;
 type Server = ServerRecord;
-type Call = ReturnType<typeof caller>;
 
 const IMAGE = 'ghcr.io/acme/files-mcp:1.2.3';
 

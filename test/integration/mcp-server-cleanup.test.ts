@@ -11,12 +11,18 @@ import {
 } from '@aiplane/hack';
 import { queryRows, startTestApi, type TestApi } from './api-helpers.js';
 import { kubeConfig } from './harness.js';
-import { caller, link, provisionTenant, setMembership, type Tenant } from './mcp-helpers.js';
+import {
+  caller,
+  link,
+  provisionTenant,
+  setMembership,
+  type Tenant,
+  type Call,
+} from './mcp-helpers.js';
 import { startOperatorProcess } from './operator-process.js';
 import { newSecret } from './secrets.js';
 import { adminCall, awaitTenantGone } from './tenant-helpers.js';
 
-type Call = ReturnType<typeof caller>;
 type Agent = { id: string; mcp_server_ids: string[] };
 
 /** The first API's name, and so its database's, which the restarted API reuses. */

@@ -28,13 +28,13 @@ import {
   secretsOf,
   setMembership,
   type Tenant,
+  type Call,
 } from './mcp-helpers.js';
 import { startOperatorProcess } from './operator-process.js';
 import { newSecret } from './secrets.js';
 
 type ErrorBody = { error: { code?: string; message: string } };
 type Server = ServerRecord;
-type Call = ReturnType<typeof caller>;
 
 const GATEWAY = 'https://gateway.example.test';
 const IMAGE = 'ghcr.io/acme/files-mcp:1.2.3';

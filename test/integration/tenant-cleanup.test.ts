@@ -6,11 +6,10 @@ import { isNotFound, kubeRequest } from '@aiplane/lib';
 import { waitFor, type ManagedProcess } from '@aiplane/hack';
 import { assertCode, queryRows, startTestApi, type TestApi } from './api-helpers.js';
 import { kubeConfig } from './harness.js';
-import { caller, provisionTenant, setMembership, type Tenant } from './mcp-helpers.js';
+import { caller, provisionTenant, setMembership, type Tenant, type Call } from './mcp-helpers.js';
 import { startOperatorProcess } from './operator-process.js';
 import { adminCall, awaitTenantGone } from './tenant-helpers.js';
 
-type Call = ReturnType<typeof caller>;
 type Agent = { id: string; organization_id: string };
 
 /** The first API's name, and so its database's, which the restarted API reuses. */
