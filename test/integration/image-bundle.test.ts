@@ -173,7 +173,6 @@ describe('the image bundle, run from a directory outside the repository', functi
       'no source maps beside the bundle',
     );
     const mib = bundle.totalBytes / 2 ** 20;
-    console.log(`      bundle: ${mib.toFixed(1)} MiB in ${files.length} files`);
     assert.ok(mib < 24, `the bundle grew to ${mib.toFixed(1)} MiB`);
   });
 

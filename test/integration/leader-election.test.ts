@@ -86,11 +86,12 @@ describe('leader election between two operator processes', function () {
       intervalMs: 100,
     });
     const takeoverMs = Date.now() - killedAt;
-    console.log(`      takeover after SIGKILL: ${takeoverMs} ms (lease ${LEASE_SECONDS} s)`);
     // Worst case: op-a renewed just before the kill; op-b saw that renewal up to one jittered
     // retry period (1.2 × RETRY_MS) later, waits LEASE_SECONDS from then, and notices expiry at
-    // its next jittered poll: LEASE + 2.4 × RETRY_MS, plus request latency (1.5 s of slack).
-    const bound = LEASE_SECONDS * 1000 + 2.4 * RETRY_MS + 1500;
+    // its next jittered poll: LEASE + 2.4 × RETRY_MS, plus request latency. The slack (5 s)
+    // is for a loaded two-core CI machine: the claim is "taken over after expiry, not
+    // never", not a speed target (bench measures that).
+    const bound = LEASE_SECONDS * 1000 + 2.4 * RETRY_MS + 5000;
     assert.ok(takeoverMs <= bound, `takeover took ${takeoverMs} ms (bound ${bound} ms)`);
 
     const current = await readTenant(slug);

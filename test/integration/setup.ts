@@ -4,8 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalEnvironment } from '@aiplane/hack';
+import { createLogger } from '@aiplane/lib';
 import { setEnvironment } from './harness.js';
 
+const log = createLogger({ name: 'integration' });
 let env: LocalEnvironment | undefined;
 let failed = false;
 
@@ -14,7 +16,7 @@ export async function mochaGlobalSetup(): Promise<void> {
   env = new LocalEnvironment(dir);
   const started = Date.now();
   await env.start();
-  console.log(`  local environment up in ${Date.now() - started} ms (${dir})`);
+  log.info({ ms: Date.now() - started, dir }, 'local environment up');
   setEnvironment(env);
 }
 
@@ -28,6 +30,6 @@ export async function mochaGlobalTeardown(): Promise<void> {
   await env?.stop();
   setEnvironment(undefined);
   if (!env) return;
-  if (failed || process.env.AIPLANE_KEEP_RUN_DIR) console.log(`  logs kept in ${env.dir}/logs`);
+  if (failed || process.env.AIPLANE_KEEP_RUN_DIR) log.info({ dir: `${env.dir}/logs` }, 'logs kept');
   else rmSync(env.dir, { recursive: true, force: true });
 }

@@ -4,10 +4,10 @@ import { loadConfigOrExit } from './load-config-or-exit.js';
 
 describe('loadConfigOrExit', () => {
   const exit = process.exit.bind(process);
-  const error = console.error.bind(console);
+  const write = process.stderr.write.bind(process.stderr);
   afterEach(() => {
     process.exit = exit;
-    console.error = error;
+    process.stderr.write = write;
   });
 
   it('answers what the loader loaded', () => {
@@ -19,7 +19,7 @@ describe('loadConfigOrExit', () => {
 
   it('prints a ConfigError’s message to stderr and exits 2', () => {
     const printed: unknown[] = [];
-    console.error = (...args: unknown[]) => void printed.push(...args);
+    process.stderr.write = (chunk: string | Uint8Array) => printed.push(String(chunk)) > 0;
     process.exit = (code?: number) => {
       throw new Error(`exit ${code}`);
     };
@@ -30,7 +30,7 @@ describe('loadConfigOrExit', () => {
         }),
       /^Error: exit 2$/,
     );
-    assert.deepEqual(printed, ['invalid configuration:\n  A is required\n  B must be an integer']);
+    assert.deepEqual(printed, ['invalid configuration:\n  A is required\n  B must be an integer\n']);
   });
 
   it('throws any other error on, without exiting', () => {

@@ -10,7 +10,7 @@ export function loadConfigOrExit<T>(load: () => T): T {
     return load();
   } catch (err) {
     if (err instanceof ConfigError) {
-      console.error(err.message);
+      process.stderr.write(`${err.message}\n`);
       process.exit(2);
     }
     throw err;
