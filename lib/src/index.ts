@@ -71,4 +71,4 @@ export {
   type RemoteAddressCheck,
   type RemoteAddressRule,
 } from './net/check-remote-address.js';
-export { mergeRules, type PolicyRule } from './kube/rbac.js';
+export { mergeRules, RELEASE_PREFIX, type PolicyRule } from './kube/rbac.js';

@@ -16,4 +16,37 @@ describe('mergeRules', () => {
       ],
     );
   });
+
+  it('keeps a rule limited to named objects apart from the unlimited one', () => {
+    assert.deepEqual(
+      mergeRules(
+        [
+          {
+            apiGroups: ['r'],
+            resources: ['clusterroles'],
+            verbs: ['bind'],
+            resourceNames: ['b', 'a'],
+          },
+        ],
+        [{ apiGroups: ['r'], resources: ['clusterroles'], verbs: ['get'] }],
+        [
+          {
+            apiGroups: ['r'],
+            resources: ['clusterroles'],
+            verbs: ['bind'],
+            resourceNames: ['a', 'b'],
+          },
+        ],
+      ),
+      [
+        { apiGroups: ['r'], resources: ['clusterroles'], verbs: ['get'] },
+        {
+          apiGroups: ['r'],
+          resources: ['clusterroles'],
+          resourceNames: ['a', 'b'],
+          verbs: ['bind'],
+        },
+      ],
+    );
+  });
 });
