@@ -7,4 +7,4 @@ export type { TenantRecord } from './routes/tenant-record.js';
 export type { ServerCondition, ServerRecord, ServerStatusRecord } from './mcp/server-record.js';
 export { loadGatewayConfig, type GatewayConfig } from './gateway/config.js';
 export { startGateway, type RunningGateway } from './gateway/server.js';
-export { API_RULES, GATEWAY_RULES } from './rbac.js';
+export { API_RULES, API_TENANT_RULES, GATEWAY_RULES } from './rbac.js';

@@ -45,12 +45,24 @@ export interface OperatorConfig {
     };
     readonly healthCheckMs: number;
     readonly repairDelayMs: number;
+    /**
+     * RoleBindings written into every tenant namespace: the ClusterRole (the chart's
+     * `<release>-api-tenant`, `<release>-operator-tenant`) bound to a ServiceAccount. Empty when
+     * nothing is bound (RBAC managed outside the chart, or a local run as cluster admin).
+     */
+    readonly roleBindings: readonly TenantRoleBinding[];
     /** Fault injection for crash tests only: SIGKILL right after this stage (of this tenant). */
     readonly crashAfter?: {
       readonly stage: 'Namespace' | 'Identity' | 'Database';
       readonly slug?: string;
     };
   };
+}
+
+/** One ClusterRole bound to one ServiceAccount in each tenant namespace. */
+export interface TenantRoleBinding {
+  readonly clusterRole: string;
+  readonly serviceAccount: { readonly namespace: string; readonly name: string };
 }
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
@@ -182,6 +194,7 @@ function readTenantConfig(r: Reader, env: NodeJS.ProcessEnv): OperatorConfig['te
     );
   }
   return {
+    roleBindings: readRoleBindings(r, env.AIPLANE_OPERATOR_TENANT_ROLE_BINDINGS ?? ''),
     ...(identity ? { identity: Object.freeze(identity) } : {}),
     ...(database ? { database: Object.freeze(database) } : {}),
     healthCheckMs: r.int('AIPLANE_OPERATOR_HEALTH_CHECK_SECONDS', 60, 1, 86_400) * 1000,
@@ -195,4 +208,35 @@ function readTenantConfig(r: Reader, env: NodeJS.ProcessEnv): OperatorConfig['te
         }
       : {}),
   };
+}
+
+const DNS_NAME = '[a-z0-9]([-a-z0-9.]*[a-z0-9])?';
+const BINDING = new RegExp(`^(${DNS_NAME})=(${DNS_NAME})/(${DNS_NAME})$`);
+
+/** `<clusterRole>=<namespace>/<serviceAccount>`, comma-separated. */
+function readRoleBindings(r: Reader, raw: string): readonly TenantRoleBinding[] {
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  const bindings: TenantRoleBinding[] = [];
+  for (const entry of entries) {
+    const m = BINDING.exec(entry);
+    if (!m || !m[1] || !m[3] || !m[5] || entry.length > 400) {
+      r.problems.push(
+        `AIPLANE_OPERATOR_TENANT_ROLE_BINDINGS entries must be <clusterRole>=<namespace>/<serviceAccount>, got "${entry}"`,
+      );
+      continue;
+    }
+    bindings.push(
+      Object.freeze({
+        clusterRole: m[1],
+        serviceAccount: Object.freeze({ namespace: m[3], name: m[5] }),
+      }),
+    );
+  }
+  if (new Set(bindings.map((b) => b.clusterRole)).size < bindings.length) {
+    r.problems.push('AIPLANE_OPERATOR_TENANT_ROLE_BINDINGS names a ClusterRole twice');
+  }
+  return Object.freeze(bindings);
 }

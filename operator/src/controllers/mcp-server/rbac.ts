@@ -17,6 +17,10 @@ export const MCP_SERVER_RULES: readonly PolicyRule[] = [
     resources: ['services'],
     verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'],
   },
+];
+
+/** Inside a tenant namespace only (bound there by the tenant controller, so not cluster-wide). */
+export const MCP_SERVER_TENANT_RULES: readonly PolicyRule[] = [
   // The env checksum: the operator reads the server's env Secret (never logs it).
   { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
 ];

@@ -1,6 +1,7 @@
 import { tenantNamespace } from '@aiplane/crds';
 import type { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import type { TenantRoleBinding } from '../../config.js';
 import type { DatabaseProvisioner } from '../../providers/database/index.js';
 import type { OrganizationProvider } from '../../providers/identity/index.js';
 import type { EventRecorder } from '../../runtime/index.js';
@@ -23,6 +24,8 @@ export interface TenantControllerDeps {
   /** Pause between finding an organization gone and recreating it (the Degraded window). */
   repairDelayMs: number;
   crashAfter?: { stage: CrashPoint; slug?: string };
+  /** ClusterRoles bound to ServiceAccounts in every tenant namespace (access.ts). */
+  roleBindings: readonly TenantRoleBinding[];
 }
 
 export const FINALIZER = 'aiplane.io/tenant-cleanup';

@@ -31,6 +31,7 @@ export function tenantLifecycleController(
     now: () => new Date(),
     healthCheckMs: t.healthCheckMs,
     repairDelayMs: t.repairDelayMs,
+    roleBindings: t.roleBindings,
     ...(t.crashAfter ? { crashAfter: t.crashAfter } : {}),
   };
   const primary = new ResilientInformer<TenantLifecycle>({

@@ -1,5 +1,14 @@
 import { GROUP } from '@aiplane/crds';
-import type { PolicyRule } from '@aiplane/lib';
+import { RELEASE_PREFIX, type PolicyRule } from '@aiplane/lib';
+
+/**
+ * The chart's ClusterRoles the operator binds in each tenant namespace (access.ts): the API's
+ * rules there (api/src/rbac.ts API_TENANT_RULES) and the operator's own (OPERATOR_TENANT_RULES).
+ */
+export const TENANT_CLUSTER_ROLES = [
+  `${RELEASE_PREFIX}api-tenant`,
+  `${RELEASE_PREFIX}operator-tenant`,
+];
 
 /** What the TenantLifecycle controller does in the cluster, and nothing more. */
 export const TENANT_LIFECYCLE_RULES: readonly PolicyRule[] = [
@@ -16,10 +25,23 @@ export const TENANT_LIFECYCLE_RULES: readonly PolicyRule[] = [
     resources: ['namespaces'],
     verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
   },
-  // The dedicated database's credentials Secret in the tenant namespace.
+  // Each tenant namespace's RoleBindings to the tenant ClusterRoles (access.ts). Creating one
+  // needs `bind` on its ClusterRole (RBAC's escalation rule), on those two only.
   {
-    apiGroups: [''],
-    resources: ['secrets'],
-    verbs: ['get', 'create', 'update', 'patch', 'delete'],
+    apiGroups: ['rbac.authorization.k8s.io'],
+    resources: ['rolebindings'],
+    verbs: ['get', 'create', 'update', 'delete'],
   },
+  {
+    apiGroups: ['rbac.authorization.k8s.io'],
+    resources: ['clusterroles'],
+    verbs: ['bind'],
+    resourceNames: TENANT_CLUSTER_ROLES,
+  },
+];
+
+/** Inside a tenant namespace only (bound there by access.ts, so not cluster-wide). */
+export const TENANT_LIFECYCLE_TENANT_RULES: readonly PolicyRule[] = [
+  // The dedicated database's credentials Secret (steps.ts ensureDatabase).
+  { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'update'] },
 ];

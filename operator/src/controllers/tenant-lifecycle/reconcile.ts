@@ -2,6 +2,7 @@ import type { TenantLifecycle } from '@aiplane/crds';
 import { metaTime } from '@aiplane/crds';
 import type { ReconcileContext, ReconcileOutcome } from '../../runtime/index.js';
 import { type CrashPoint, FINALIZER, type TenantControllerDeps } from './deps.js';
+import { ensureTenantAccess } from './access.js';
 import { finalizeTenant, setFinalizer } from './finalize.js';
 import { planEvents, planStatus, type StepState } from './plan.js';
 import { writeStatus } from './status.js';
@@ -38,7 +39,8 @@ export async function reconcileTenant(
     return; // the update comes back through the watch
   }
 
-  const namespace = await ensureNamespace(d, tl);
+  // The namespace is ready once the API (and the operator) may work in it: access.ts.
+  const namespace = await ensureTenantAccess(d, tl, await ensureNamespace(d, tl));
   crashPoint(d, tl, 'Namespace');
   const identity =
     namespace.state === 'ready'
