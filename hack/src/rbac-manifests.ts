@@ -1,7 +1,7 @@
 import { stringify } from 'yaml';
-import { API_RULES, GATEWAY_RULES } from '@aiplane/api';
-import type { PolicyRule } from '@aiplane/lib';
-import { OPERATOR_NAMESPACE_RULES, OPERATOR_RULES } from '@aiplane/operator';
+import { API_RULES, API_TENANT_RULES, GATEWAY_RULES } from '@aiplane/api';
+import { RELEASE_PREFIX, type PolicyRule } from '@aiplane/lib';
+import { OPERATOR_NAMESPACE_RULES, OPERATOR_RULES, OPERATOR_TENANT_RULES } from '@aiplane/operator';
 
 type Component = 'operator' | 'api' | 'gateway';
 
@@ -17,6 +17,19 @@ export const COMPONENT_NAMESPACE_RULES: Partial<Record<Component, readonly Polic
   operator: OPERATOR_NAMESPACE_RULES,
 };
 
+/**
+ * Rules a component needs only inside tenant namespaces: a ClusterRole
+ * `<release>-<component>-tenant`, bound to the component in each tenant namespace (and nowhere
+ * else) by the operator's RoleBindings (operator/src/controllers/tenant-lifecycle/access.ts).
+ */
+export const COMPONENT_TENANT_RULES: Partial<Record<Component, readonly PolicyRule[]>> = {
+  api: API_TENANT_RULES,
+  operator: OPERATOR_TENANT_RULES,
+};
+
+/** The tenant ClusterRole of a component, as rules name it (`<release>-api-tenant`). */
+export const tenantClusterRole = (component: string) => `${RELEASE_PREFIX}${component}-tenant`;
+
 export interface RbacTemplate {
   /** Repository-relative path of the chart template. */
   path: string;
@@ -29,8 +42,12 @@ const HEADER =
 /** The chart's helpers (charts/aiplane/templates/_helpers.tpl) take the root and the component. */
 const helperArgs = (component: Component) => `(dict "root" $ "component" "${component}")`;
 
+/** `<release>-<suffix>`, as every other object of the release is named. */
+const releaseName = (suffix: string) =>
+  `{{ include "aiplane.name" (dict "root" $ "component" "${suffix}") }}`;
+
 /** `<release>-<component>`, as every other object of the component is named. */
-const nameOf = (component: Component) => `{{ include "aiplane.name" ${helperArgs(component)} }}`;
+const nameOf = (component: Component) => releaseName(component);
 
 /**
  * Where the chart's common labels go: a placeholder value, replaced after YAML rendering by the
@@ -38,8 +55,8 @@ const nameOf = (component: Component) => `{{ include "aiplane.name" ${helperArgs
  */
 const LABELS_PLACEHOLDER = '__aiplane_labels__';
 
-const metadataOf = (component: Component, namespaced: boolean) => ({
-  name: nameOf(component),
+const metadataOf = (component: Component, namespaced: boolean, name = nameOf(component)) => ({
+  name,
   ...(namespaced ? { namespace: '{{ .Release.Namespace }}' } : {}),
   labels: `${LABELS_PLACEHOLDER}${component}`,
 });
@@ -52,8 +69,17 @@ const withLabelIncludes = (yaml: string) =>
       `${indent}labels:\n${indent}  {{- include "aiplane.labels" ${helperArgs(component as Component)} | nindent ${indent.length + 2} }}`,
   );
 
+/** A name of the release's own object (`<release>-x`) through the chart's name helper. */
+const renderName = (name: string) =>
+  name.startsWith(RELEASE_PREFIX) ? releaseName(name.slice(RELEASE_PREFIX.length)) : name;
+
 const ruleList = (rules: readonly PolicyRule[]) =>
-  rules.map((r) => ({ apiGroups: r.apiGroups, resources: r.resources, verbs: r.verbs }));
+  rules.map((r) => ({
+    apiGroups: r.apiGroups,
+    resources: r.resources,
+    ...(r.resourceNames ? { resourceNames: r.resourceNames.map(renderName) } : {}),
+    verbs: r.verbs,
+  }));
 
 const template = (path: string, documents: unknown[]): RbacTemplate => ({
   path,
@@ -69,7 +95,9 @@ const template = (path: string, documents: unknown[]): RbacTemplate => ({
 });
 
 /**
- * The chart's RBAC templates: `clusterrole-<component>.yaml` for every component and
+ * The chart's RBAC templates: `clusterrole-<component>.yaml` for every component,
+ * `clusterrole-<component>-tenant.yaml` (not bound by the chart; the operator binds it per
+ * tenant namespace) for those with tenant-namespace rules, and
  * `role-<component>.yaml` (a Role and its RoleBinding in the release namespace) for those
  * with namespace-only rules.
  */
@@ -108,5 +136,19 @@ export function rbacTemplates(): RbacTemplate[] {
       },
     ]);
   });
-  return [...clusterRoles, ...roles];
+  const tenantRoles = Object.entries(COMPONENT_TENANT_RULES).map(([component, rules]) =>
+    template(`charts/aiplane/templates/clusterrole-${component}-tenant.yaml`, [
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: metadataOf(
+          component as Component,
+          false,
+          renderName(tenantClusterRole(component)),
+        ),
+        rules: ruleList(rules ?? []),
+      },
+    ]),
+  );
+  return [...clusterRoles, ...tenantRoles, ...roles];
 }
