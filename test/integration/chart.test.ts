@@ -166,6 +166,17 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
       assert.equal(operatorConfig.leaderElection.namespace, NAMESPACE);
       assert.equal(operatorConfig.leaderElection.name, 'aiplane-operator');
       assert.ok(operatorConfig.tenants.identity, 'the operator reaches the identity provider');
+      // The chart's tenant ClusterRoles, bound per tenant namespace to the API and the operator.
+      assert.deepEqual(operatorConfig.tenants.roleBindings, [
+        {
+          clusterRole: 'aiplane-api-tenant',
+          serviceAccount: { namespace: NAMESPACE, name: 'aiplane-api' },
+        },
+        {
+          clusterRole: 'aiplane-operator-tenant',
+          serviceAccount: { namespace: NAMESPACE, name: 'aiplane-operator' },
+        },
+      ]);
       if (label === 'default') {
         assert.equal(apiConfig.oidc.issuer, 'http://keycloak:8080/realms/aiplane');
         assert.equal(apiConfig.mcp.gatewayPublicUrl, null);
@@ -230,6 +241,9 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
       names,
       [
         ...each('ClusterRole'),
+        // Bound per tenant namespace by the operator, not by the chart.
+        'ClusterRole/aiplane-api-tenant',
+        'ClusterRole/aiplane-operator-tenant',
         ...each('ClusterRoleBinding'),
         ...CRDS.map((c) => `CustomResourceDefinition/${c}`).reverse(),
         ...each('Deployment'),

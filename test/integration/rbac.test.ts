@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { API_VERSION } from '@aiplane/crds';
-import { kubeRequest } from '@aiplane/lib';
+import { httpStatusOf, kubeRequest } from '@aiplane/lib';
 import { waitFor, type ManagedProcess } from '@aiplane/hack';
 import { startTestApi, type TestApi } from './api-helpers.js';
 import { environment, kubeConfig } from './harness.js';
@@ -27,6 +27,7 @@ async function allowed(
     group?: string;
     subresource?: string;
     namespace?: string;
+    name?: string;
   },
 ): Promise<boolean> {
   const review = await kubeRequest<{ status: { allowed: boolean } }>(kubeConfig(), {
@@ -78,6 +79,34 @@ async function serviceAccountConfig(
   return { kc, path };
 }
 
+interface RoleBinding {
+  roleRef: { kind: string; name: string };
+  subjects: { namespace?: string; name: string }[];
+}
+
+/** The HTTP status a request was answered with (2xx included). */
+async function statusOf(p: Promise<unknown>): Promise<number | undefined> {
+  try {
+    await p;
+    return 200;
+  } catch (err) {
+    return httpStatusOf(err);
+  }
+}
+
+/** A variable of the operator Deployment the chart installed. */
+async function chartOperatorEnv(name: string): Promise<string> {
+  const d = await kubeRequest<{
+    spec: { template: { spec: { containers: { env?: { name: string; value?: string }[] }[] } } };
+  }>(kubeConfig(), {
+    method: 'GET',
+    path: `/apis/apps/v1/namespaces/${NAMESPACE}/deployments/${account('operator')}`,
+  });
+  const value = d.spec.template.spec.containers[0]?.env?.find((e) => e.name === name)?.value;
+  if (value === undefined) throw new Error(`the chart gives the operator no ${name}`);
+  return value;
+}
+
 describe('RBAC declared next to the code (the chart installed with Helm, real apiserver)', function () {
   before(async function () {
     // The release's ServiceAccounts, ClusterRoles, bindings and the operator's Role, as a user
@@ -117,12 +146,68 @@ describe('RBAC declared next to the code (the chart installed with Helm, real ap
       false,
     ],
     ['operator', { verb: 'list', resource: 'secrets' }, false],
+    ['operator', { verb: 'list', resource: 'secrets', namespace: '' }, false],
+    // Secrets only in tenant namespaces, through the RoleBinding it makes there (tenant-x has none).
+    ['operator', { verb: 'get', resource: 'secrets', namespace: 'kube-system' }, false],
+    ['operator', { verb: 'get', resource: 'secrets' }, false],
+    [
+      'operator',
+      { verb: 'create', group: 'rbac.authorization.k8s.io', resource: 'rolebindings' },
+      true,
+    ],
+    [
+      'operator',
+      {
+        verb: 'bind',
+        group: 'rbac.authorization.k8s.io',
+        resource: 'clusterroles',
+        name: `${RELEASE}-api-tenant`,
+        namespace: '',
+      },
+      true,
+    ],
+    [
+      'operator',
+      {
+        verb: 'bind',
+        group: 'rbac.authorization.k8s.io',
+        resource: 'clusterroles',
+        name: 'cluster-admin',
+        namespace: '',
+      },
+      false,
+    ],
+    [
+      'operator',
+      {
+        verb: 'escalate',
+        group: 'rbac.authorization.k8s.io',
+        resource: 'clusterroles',
+        name: `${RELEASE}-api-tenant`,
+        namespace: '',
+      },
+      false,
+    ],
     [
       'api',
       { verb: 'create', group: 'aiplane.io', resource: 'tenantlifecycles', namespace: '' },
       true,
     ],
-    ['api', { verb: 'create', resource: 'secrets' }, true],
+    // Outside a provisioned tenant namespace the API writes nothing (tenant-x has no binding).
+    ['api', { verb: 'create', resource: 'secrets' }, false],
+    ['api', { verb: 'create', resource: 'secrets', namespace: 'default' }, false],
+    ['api', { verb: 'create', resource: 'pods', namespace: 'kube-system' }, false],
+    [
+      'api',
+      { verb: 'create', group: 'apps', resource: 'deployments', namespace: 'default' },
+      false,
+    ],
+    [
+      'api',
+      { verb: 'create', group: 'aiplane.io', resource: 'mcpservers', namespace: 'default' },
+      false,
+    ],
+    ['api', { verb: 'list', group: 'aiplane.io', resource: 'mcpservers', namespace: '' }, true],
     ['api', { verb: 'get', resource: 'secrets' }, false],
     [
       'api',
@@ -146,7 +231,7 @@ describe('RBAC declared next to the code (the chart installed with Helm, real ap
     ['gateway', { verb: 'create', group: 'aiplane.io', resource: 'mcpservers' }, false],
   ];
   for (const [who, attrs, expected] of samples) {
-    const what = `${attrs.verb} ${attrs.group ? `${attrs.group}/` : ''}${attrs.resource}${attrs.subresource ? `/${attrs.subresource}` : ''}${attrs.namespace === '' ? ' (cluster-wide)' : ` in ${attrs.namespace ?? 'tenant-x'}`}`;
+    const what = `${attrs.verb} ${attrs.group ? `${attrs.group}/` : ''}${attrs.resource}${attrs.subresource ? `/${attrs.subresource}` : ''}${attrs.name ? ` ${attrs.name}` : ''}${attrs.namespace === '' ? ' (cluster-wide)' : ` in ${attrs.namespace ?? 'tenant-x'}`}`;
     it(`${expected ? 'lets' : 'does not let'} the ${who} ${what}`, async function () {
       assert.equal(await allowed(who, attrs), expected);
     });
@@ -156,16 +241,26 @@ describe('RBAC declared next to the code (the chart installed with Helm, real ap
     let api: TestApi;
     let operator: ManagedProcess;
     let a: Tenant;
+    let apiKc: KubeConfig;
+    let operatorKc: KubeConfig;
     before(async function () {
       this.timeout(240_000);
       const apiAccount = await serviceAccountConfig('api');
+      apiKc = apiAccount.kc;
       api = await startTestApi('api-rbac', {}, { kc: apiAccount.kc });
       const operatorAccount = await serviceAccountConfig('operator');
+      operatorKc = operatorAccount.kc;
       operator = startOperatorProcess({
         KUBECONFIG: operatorAccount.path,
         AIPLANE_OPERATOR_LEADER_ELECTION: 'true',
         AIPLANE_OPERATOR_LEASE_NAMESPACE: NAMESPACE,
+        // Which ClusterRoles to bind per tenant namespace, as the chart tells the operator.
+        AIPLANE_OPERATOR_TENANT_ROLE_BINDINGS: await chartOperatorEnv(
+          'AIPLANE_OPERATOR_TENANT_ROLE_BINDINGS',
+        ),
       });
+      a = await provisionTenant(api.url, 'rbac');
+      await setMembership(a.organizationId, 'admin', true);
     });
     after(async function () {
       if (a) await setMembership(a.organizationId, 'admin', false);
@@ -173,9 +268,102 @@ describe('RBAC declared next to the code (the chart installed with Helm, real ap
       await api?.close();
     });
 
+    it('lets the API write Secrets, Pods and McpServers in a provisioned tenant namespace, through the RoleBindings the operator made', async function () {
+      const bindings = await kubeRequest<{ items: RoleBinding[] }>(kubeConfig(), {
+        method: 'GET',
+        path: `/apis/rbac.authorization.k8s.io/v1/namespaces/${a.namespace}/rolebindings`,
+      });
+      assert.deepEqual(
+        bindings.items
+          .map(
+            (b) =>
+              `${b.roleRef.kind}/${b.roleRef.name} → ${b.subjects.map((x) => `${x.namespace}/${x.name}`).join(',')}`,
+          )
+          .sort(),
+        [
+          `ClusterRole/${RELEASE}-api-tenant → ${NAMESPACE}/${account('api')}`,
+          `ClusterRole/${RELEASE}-operator-tenant → ${NAMESPACE}/${account('operator')}`,
+        ],
+      );
+      const writes = [
+        { verb: 'create', resource: 'secrets', namespace: a.namespace },
+        { verb: 'create', resource: 'pods', namespace: a.namespace },
+        { verb: 'create', group: 'apps', resource: 'deployments', namespace: a.namespace },
+        { verb: 'create', group: 'aiplane.io', resource: 'mcpservers', namespace: a.namespace },
+      ];
+      // The apiserver's RBAC cache sees a new binding shortly after it is written.
+      await waitFor(
+        'the API’s tenant rules in force',
+        async () => (await Promise.all(writes.map((w) => allowed('api', w)))).every(Boolean),
+        { timeoutMs: 10_000 },
+      );
+      assert.equal(
+        await allowed('operator', { verb: 'get', resource: 'secrets', namespace: a.namespace }),
+        true,
+      );
+      // Still nothing beyond the tenant rules there.
+      assert.equal(
+        await allowed('api', { verb: 'get', resource: 'secrets', namespace: a.namespace }),
+        false,
+      );
+    });
+
+    it('refuses the API’s own writes of Secrets and Pods outside tenant namespaces (the real apiserver, the API’s token)', async function () {
+      const secret = {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { generateName: 'rbac-refused-' },
+        stringData: { x: 'y' },
+      };
+      for (const namespace of ['default', 'kube-system']) {
+        assert.equal(
+          await statusOf(
+            kubeRequest(apiKc, {
+              method: 'POST',
+              path: `/api/v1/namespaces/${namespace}/secrets`,
+              body: secret,
+            }),
+          ),
+          403,
+          `a Secret in ${namespace}`,
+        );
+        assert.equal(
+          await statusOf(
+            kubeRequest(apiKc, {
+              method: 'POST',
+              path: `/api/v1/namespaces/${namespace}/pods`,
+              query: { dryRun: 'All' },
+              body: {
+                apiVersion: 'v1',
+                kind: 'Pod',
+                metadata: { generateName: 'rbac-refused-' },
+                spec: { containers: [{ name: 'c', image: 'busybox' }] },
+              },
+            }),
+          ),
+          403,
+          `a Pod in ${namespace}`,
+        );
+      }
+    });
+
+    it('refuses the operator reading Secrets outside tenant namespaces, one by name or all of them (its token)', async function () {
+      assert.equal(
+        await statusOf(
+          kubeRequest(operatorKc, {
+            method: 'GET',
+            path: '/api/v1/namespaces/kube-system/secrets/any',
+          }),
+        ),
+        403,
+      );
+      assert.equal(
+        await statusOf(kubeRequest(operatorKc, { method: 'GET', path: '/api/v1/secrets' })),
+        403,
+      );
+    });
+
     it('provisions a tenant and runs a managed MCP server with exactly the declared permissions', async function () {
-      a = await provisionTenant(api.url, 'rbac');
-      await setMembership(a.organizationId, 'admin', true);
       const admin = caller(api.url, 'admin', a.organizationId);
       const r = await admin('POST', '/v1/mcp/servers', {
         runtime: 'managed',
