@@ -199,12 +199,14 @@ describe('ResilientInformer', () => {
     informer = new ResilientInformer({
       kc: server.kc,
       path: PATH,
-      listTimeoutMs: 50,
+      listTimeoutMs: 300,
       restartBackoff: { baseMs: 5, maxMs: 5 },
     });
     informer.start();
-    await informer.waitForSync(AbortSignal.timeout(3000));
-    assert.equal(informer.restarts, 1);
+    await informer.waitForSync(AbortSignal.timeout(10_000));
+    // At least one restart: on a loaded machine the answering list may itself overrun the
+    // timeout once more; without the timeout the first list would hang forever.
+    assert.ok(informer.restarts >= 1, `restarts: ${informer.restarts}`);
     assert.equal(informer.get('a')?.metadata?.name, 'a');
   });
 
