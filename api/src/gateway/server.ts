@@ -40,6 +40,7 @@ export async function startGateway(
     sessions: new SessionBinder(config.mcp.credentialKeys),
     offered: new OfferedTools({ ttlMs: 30_000, timeoutMs: config.mcp.upstreamTimeoutMs, logger }),
     metrics,
+    upstreamLimits: config.gateway.upstream,
     authenticator: platform.authenticator,
     ready: () => platform.ready(),
   });
