@@ -38,6 +38,8 @@ export async function openPlatform(
   config: ApiConfig,
   logger: Logger,
   kubeConfig?: KubeConfig,
+  /** How long dialing an upstream may take (the gateway's own setting; undici's 10 s else). */
+  dial: { connectTimeoutMs?: number } = {},
 ): Promise<Platform> {
   const kc =
     kubeConfig ??
@@ -64,8 +66,11 @@ export async function openPlatform(
       'AIPLANE_MCP_WORKLOAD_HOST is set: managed MCP workloads are dialed at this host (local/test only)',
     );
   }
-  const remoteFetch = createPinnedFetch({ allowLoopback: config.mcp.allowLoopbackUpstreams });
-  const workloadFetch = createWorkloadFetch();
+  const remoteFetch = createPinnedFetch({
+    allowLoopback: config.mcp.allowLoopbackUpstreams,
+    ...dial,
+  });
+  const workloadFetch = createWorkloadFetch(dial);
   const apiKeys = new ApiKeyStore(db);
   return {
     kc,

@@ -182,6 +182,12 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
         assert.equal(apiConfig.mcp.gatewayPublicUrl, null);
         assert.equal(apiConfig.mcp.oauthRedirectUrl, null);
         assert.equal(operatorConfig.tenants.database, undefined);
+        assert.deepEqual(gatewayConfig.gateway.upstream, {
+          connectTimeoutMs: 10_000,
+          headersTimeoutMs: 60_000,
+          idleTimeoutMs: 300_000,
+          maxBufferedBytes: 8 * 1024 * 1024,
+        });
       } else {
         assert.equal(apiConfig.oidc.issuer, 'https://id.example.com/realms/platform');
         assert.equal(apiConfig.identityProvider.url, 'http://keycloak.identity.svc:8080');
@@ -192,6 +198,12 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
         assert.equal(operatorConfig.tenants.database?.port, 6432);
         assert.equal(operatorConfig.leaderElection.leaseDurationSeconds, 30);
         assert.equal(operatorConfig.mcp.recheckMs, 60_000);
+        assert.deepEqual(gatewayConfig.gateway.upstream, {
+          connectTimeoutMs: 5000,
+          headersTimeoutMs: 120_000,
+          idleTimeoutMs: 600_000,
+          maxBufferedBytes: 16 * 1024 * 1024,
+        });
       }
     });
 

@@ -134,6 +134,17 @@ export const ERROR_CODES = {
     status: 503,
     description: 'server did not answer or complete an MCP handshake',
   },
+  mcp_server_timeout: {
+    status: 504,
+    jsonRpc: -32010,
+    description:
+      'the MCP server did not connect, answer or go on streaming within the gateway’s timeouts',
+  },
+  mcp_server_response_too_large: {
+    status: 502,
+    jsonRpc: -32011,
+    description: 'the MCP server’s answer exceeds what the gateway buffers to filter it',
+  },
   mcp_oauth_upstream_error: {
     status: 503,
     description: 'OAuth discovery, registration or exchange failed; retry',

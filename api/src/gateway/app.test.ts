@@ -60,6 +60,13 @@ describe('gateway refusals (no platform behind it)', () => {
     assert.equal(await refusals('bad_request'), 1);
   });
 
+  it('answers Cache-Control: no-store on every answer, refusals and unknown paths included', async () => {
+    for (const path of ['/servers/not-a-uuid/mcp', '/elsewhere']) {
+      const r = await post(path, '{"jsonrpc":"2.0","id":1,"method":"ping"}');
+      assert.equal(r.headers.get('cache-control'), 'no-store', path);
+    }
+  });
+
   it('answers a body over 4 MiB with 413 request_too_large and counts the refusal', async () => {
     const before = await refusals('request_too_large');
     const r = await post(

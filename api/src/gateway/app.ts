@@ -74,6 +74,11 @@ function gatewayErrors(deps: GatewayAppDeps): ErrorRequestHandler {
 export function createGatewayApp(deps: GatewayAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  // Every answer is one user's (filtered for them, or a refusal): no cache may keep it.
+  app.use((_req, res, next) => {
+    res.set('Cache-Control', 'no-store');
+    next();
+  });
   app.use(requestLog(deps.logger));
   probeRoutes(app, deps.ready);
 

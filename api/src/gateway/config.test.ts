@@ -19,7 +19,50 @@ describe('gateway configuration', () => {
       AIPLANE_GATEWAY_HOST: '::',
       AIPLANE_GATEWAY_PORT: '8090',
     });
-    assert.deepEqual(config.gateway, { host: '::', port: 8090, metricsPort: 8091 });
+    assert.deepEqual(
+      { ...config.gateway, upstream: undefined },
+      { host: '::', port: 8090, metricsPort: 8091, upstream: undefined },
+    );
+  });
+
+  it('bounds upstream answers by default: connect 10 s, headers 60 s, idle 300 s, 8 MiB buffered', () => {
+    assert.deepEqual(loadGatewayConfig(env).gateway.upstream, {
+      connectTimeoutMs: 10_000,
+      headersTimeoutMs: 60_000,
+      idleTimeoutMs: 300_000,
+      maxBufferedBytes: 8 * 1024 * 1024,
+    });
+  });
+
+  it('reads the upstream timeouts and the buffer cap from the environment', () => {
+    const config = loadGatewayConfig({
+      ...env,
+      AIPLANE_GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS: '2000',
+      AIPLANE_GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS: '500',
+      AIPLANE_GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS: '750',
+      AIPLANE_GATEWAY_MAX_BUFFERED_BYTES: '1048576',
+    });
+    assert.deepEqual(config.gateway.upstream, {
+      connectTimeoutMs: 2000,
+      headersTimeoutMs: 500,
+      idleTimeoutMs: 750,
+      maxBufferedBytes: 1_048_576,
+    });
+  });
+
+  it('refuses a zero timeout (no timeout at all) and a buffer cap under 64 KiB, naming each', () => {
+    assert.throws(
+      () =>
+        loadGatewayConfig({
+          ...env,
+          AIPLANE_GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS: '0',
+          AIPLANE_GATEWAY_MAX_BUFFERED_BYTES: '1024',
+        }),
+      (err: Error) =>
+        /AIPLANE_GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS must be an integer from 100/.test(
+          err.message,
+        ) && /AIPLANE_GATEWAY_MAX_BUFFERED_BYTES must be an integer from 65536/.test(err.message),
+    );
   });
 
   it('refuses a metrics port equal to the public one', () => {

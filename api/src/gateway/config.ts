@@ -10,10 +10,24 @@ export interface GatewayConfig extends ApiConfig {
     readonly host: string;
     readonly port: number;
     readonly metricsPort: number;
+    /** How the gateway bounds an upstream answer (docs/adr/0010, "Timeouts and caps"). */
+    readonly upstream: GatewayUpstreamLimits;
   };
 }
 
+export interface GatewayUpstreamLimits {
+  /** Establishing one TCP (and TLS) connection to an upstream. */
+  readonly connectTimeoutMs: number;
+  /** From sending the request to the upstream's response headers. */
+  readonly headersTimeoutMs: number;
+  /** The longest silence between two chunks of an upstream body (an event stream's too). */
+  readonly idleTimeoutMs: number;
+  /** The most the gateway holds of one answer: a JSON body it filters, or one pending event. */
+  readonly maxBufferedBytes: number;
+}
+
 const PORT = { min: 0, max: 65535 };
+const HOUR_MS = 3_600_000;
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   // The API's own listen address is not the gateway's: ignore it (in a pod it may even be a
@@ -23,10 +37,24 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
   delete shared.AIPLANE_API_PORT;
   const api = loadApiConfig(shared);
   const problems: string[] = [];
+  const ms = (name: string, fallback: number, max: number): number =>
+    readInt(env, name, fallback, { min: 100, max }, problems);
   const gateway = {
     host: env.AIPLANE_GATEWAY_HOST || '127.0.0.1',
     port: readInt(env, 'AIPLANE_GATEWAY_PORT', 8090, PORT, problems),
     metricsPort: readInt(env, 'AIPLANE_GATEWAY_METRICS_PORT', 8091, PORT, problems),
+    upstream: Object.freeze({
+      connectTimeoutMs: ms('AIPLANE_GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS', 10_000, 300_000),
+      headersTimeoutMs: ms('AIPLANE_GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS', 60_000, HOUR_MS),
+      idleTimeoutMs: ms('AIPLANE_GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS', 300_000, HOUR_MS),
+      maxBufferedBytes: readInt(
+        env,
+        'AIPLANE_GATEWAY_MAX_BUFFERED_BYTES',
+        8 * 1024 * 1024,
+        { min: 64 * 1024, max: 1024 * 1024 * 1024 },
+        problems,
+      ),
+    }),
   };
   // Compared only when both were read: a refused value stands for its default here.
   if (problems.length === 0 && gateway.port !== 0 && gateway.port === gateway.metricsPort) {

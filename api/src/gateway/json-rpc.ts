@@ -63,3 +63,8 @@ export function parseError(): string {
 export function batchNotProcessed(id: JsonRpcId): string {
   return rpcError(id, -32600, 'Invalid Request: the batch calls an unknown tool');
 }
+
+/** Revision 2026-07-28: `Mcp-Method` / `Mcp-Name` disagree with the body (HTTP 400). */
+export function headerMismatch(id: JsonRpcId, why: string): string {
+  return rpcError(id, -32020, `Bad Request: the request headers and body disagree: ${why}`);
+}

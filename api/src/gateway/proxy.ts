@@ -1,6 +1,3 @@
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Request, Response } from 'express';
 import { metaTime, type McpServer, type TenantLifecycle } from '@aiplane/crds';
 import type { Logger } from '@aiplane/lib';
@@ -16,16 +13,19 @@ import { isUuid } from '../validation.js';
 import {
   batchNotProcessed,
   firstId,
+  headerMismatch,
   messagesOf,
   parseError,
   unknownTool,
   type JsonRpcId,
   type JsonRpcMessage,
 } from './json-rpc.js';
+import type { GatewayUpstreamLimits } from './config.js';
 import type { GatewayMetrics } from './metrics.js';
 import type { OfferedTools } from './offered-tools.js';
+import { relayAnswer } from './relay.js';
 import type { SessionBinder } from './session-id.js';
-import { filterJsonBody, sseToolFilter } from './tool-filter.js';
+import { standardHeaderMismatch } from './standard-headers.js';
 
 /** Request headers an upstream sees: the MCP transport's own, nothing of the caller's identity. */
 const FORWARDED_REQUEST_HEADERS = [
@@ -36,8 +36,6 @@ const FORWARDED_REQUEST_HEADERS = [
   'mcp-method',
   'mcp-name',
 ];
-/** Response headers a client sees (Mcp-Session-Id is rewritten, see SessionBinder). */
-const FORWARDED_RESPONSE_HEADERS = ['content-type', 'mcp-protocol-version', 'cache-control'];
 
 export interface ProxyDeps extends UpstreamDialers {
   servers: ResourceCache<McpServer>;
@@ -48,6 +46,8 @@ export interface ProxyDeps extends UpstreamDialers {
   offered: OfferedTools;
   metrics: GatewayMetrics;
   logger: Logger;
+  /** Timeouts and the buffer cap for upstream answers (docs/adr/0010). */
+  upstreamLimits: GatewayUpstreamLimits;
 }
 
 const denied = () => new ApiError('mcp_server_access_denied', ACCESS_DENIED_MESSAGE);
@@ -111,6 +111,10 @@ export async function proxy(
   res: Response,
   principal: Principal,
 ): Promise<void> {
+  // Abort the upstream whenever the client goes away, from the very start (before anything
+  // is awaited, so a client that leaves early is never missed).
+  const abort = new AbortController();
+  res.on('close', () => abort.abort());
   const method = req.method;
   const serverId = String(req.params.server_id ?? '');
   // A POST body must be JSON-RPC the gateway itself can read: what it cannot check (a BOM, a
@@ -126,15 +130,22 @@ export async function proxy(
   const allowlist = server.spec.toolAllowlist ?? [];
   const allowed = (name: string) => isAllowed(allowlist, name);
 
-  // Abort the upstream whenever the client goes away, from the very start.
-  const abort = new AbortController();
-  res.on('close', () => abort.abort());
-
   let forwardBody: string | undefined;
   if (method === 'POST') {
     if (!messages) {
       d.metrics.refusals.inc({ code: 'parse_error' });
       res.status(400).type('application/json').send(parseError());
+      return;
+    }
+    // Revision 2026-07-28: an upstream may route by Mcp-Method / Mcp-Name; they must name
+    // what the gateway checks in the body.
+    const mismatch = standardHeaderMismatch(messages, Array.isArray(parsed), (n) => req.get(n));
+    if (mismatch !== undefined) {
+      d.metrics.refusals.inc({ code: 'header_mismatch' });
+      res
+        .status(400)
+        .type('application/json')
+        .send(headerMismatch(firstId(messages), mismatch));
       return;
     }
     forwardBody = JSON.stringify(parsed);
@@ -198,8 +209,15 @@ export async function proxy(
   }
   if (upstreamSession !== undefined) headers['mcp-session-id'] = upstreamSession;
 
-  if (res.destroyed) return;
+  if (abort.signal.aborted) return; // the client left
   const started = process.hrtime.bigint();
+  const limits = d.upstreamLimits;
+  // The headers timeout covers connecting too; the connect timeout is the dialer's own.
+  let timedOut = false;
+  const headersTimer = setTimeout(() => {
+    timedOut = true;
+    abort.abort();
+  }, limits.headersTimeoutMs);
   let answer: globalThis.Response;
   try {
     answer = await upstream.fetch(upstream.url, {
@@ -210,52 +228,28 @@ export async function proxy(
       signal: abort.signal,
     });
   } catch (err) {
+    if (timedOut || connectTimedOut(err)) {
+      d.logger.info({ server: serverId }, 'upstream timed out before answering');
+      throw new ApiError('mcp_server_timeout', 'the MCP server did not answer in time');
+    }
     if (abort.signal.aborted) return; // the client left
     d.logger.info({ server: serverId, err: (err as Error).name }, 'upstream did not answer');
     throw new ApiError('mcp_server_unreachable', 'the MCP server did not answer');
+  } finally {
+    clearTimeout(headersTimer);
   }
   d.metrics.upstreamSeconds.observe({ method }, Number(process.hrtime.bigint() - started) / 1e9);
+  await relayAnswer(
+    { ...d, serverId, userId: principal.userId, allowlist, abort, requestId: firstId(messages) },
+    answer,
+    res,
+  );
+}
 
-  if (answer.status === 401 || answer.status === 403) {
-    await answer.body?.cancel();
-    throw new ApiError(
-      'mcp_credential_rejected',
-      'the MCP server refused your linked credential; link a new one',
-    );
-  }
-  if (answer.status >= 300 && answer.status < 400) {
-    await answer.body?.cancel();
-    throw new ApiError('mcp_server_unreachable', 'the MCP server answered with a redirect');
-  }
-
-  res.status(answer.status);
-  for (const name of FORWARDED_RESPONSE_HEADERS) {
-    const v = answer.headers.get(name);
-    if (v !== null) res.setHeader(name, v);
-  }
-  const session = answer.headers.get('mcp-session-id');
-  if (session !== null) {
-    res.setHeader('mcp-session-id', d.sessions.bind(session, principal.userId, serverId));
-  }
-  d.metrics.requests.inc({ method, outcome: 'proxied' });
-  if (!answer.body) {
-    res.end();
-    return;
-  }
-
-  // With an allowlist, every answer is filtered (POST and GET, whatever request id it
-  // answers: an upstream may deliver a tools/list result on another stream, or replay it on a
-  // resumed GET); an event stream event by event, anything else as a whole body.
-  const type = (answer.headers.get('content-type') ?? '').toLowerCase();
-  const sse = type.startsWith('text/event-stream');
-  if (allowlist.length > 0 && !sse) {
-    res.send(filterJsonBody(await answer.text(), allowed));
-    return;
-  }
-  let body = answer.body as unknown as WebReadableStream<Uint8Array>;
-  if (allowlist.length > 0) body = body.pipeThrough(sseToolFilter(allowed));
-  if (sse) res.flushHeaders();
-  pipeline(Readable.fromWeb(body), res).catch(() => abort.abort());
+/** undici's connect timeout (the dialer's `connectTimeoutMs`), as fetch reports it. */
+function connectTimedOut(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: unknown } } | undefined)?.cause;
+  return cause?.code === 'UND_ERR_CONNECT_TIMEOUT';
 }
 
 export { SessionUnknown };

@@ -25,7 +25,9 @@ export async function startGateway(
 ): Promise<RunningGateway> {
   // The server id names the server (in any namespace); its organization label and that
   // organization's tenant namespace say who may use it.
-  const platform = await openPlatform(config, logger, opts.kc);
+  const platform = await openPlatform(config, logger, opts.kc, {
+    connectTimeoutMs: config.gateway.upstream.connectTimeoutMs,
+  });
   const metrics = gatewayMetrics();
   const { credentials, dialers } = platform;
   const app = createGatewayApp({
@@ -38,6 +40,7 @@ export async function startGateway(
     sessions: new SessionBinder(config.mcp.credentialKeys),
     offered: new OfferedTools({ ttlMs: 30_000, timeoutMs: config.mcp.upstreamTimeoutMs, logger }),
     metrics,
+    upstreamLimits: config.gateway.upstream,
     authenticator: platform.authenticator,
     ready: () => platform.ready(),
   });

@@ -1,7 +1,7 @@
 /**
  * Filtering `tools/list` results by a server's allowlist (spec: Tools not on a non-empty
- * `tool_allowlist` are not callable, and not listed). Works on a whole JSON body and, as a
- * stream transform, on `text/event-stream` responses event by event.
+ * `tool_allowlist` are not callable, and not listed): one message, or a batch of them; a
+ * whole JSON body here, an event stream event by event in upstream-body.ts (sseRewriter).
  */
 
 interface ToolsListResult {
@@ -23,7 +23,17 @@ export function filterMessage(message: unknown, allowed: (tool: string) => boole
   };
 }
 
-/** A whole JSON body (one message or a batch). */
+/**
+ * One message or a (2025-03-26) batch of them: the same value when nothing was filtered out,
+ * else a filtered copy.
+ */
+export function filterMessages(body: unknown, allowed: (tool: string) => boolean): unknown {
+  if (!Array.isArray(body)) return filterMessage(body, allowed);
+  const out = body.map((m) => filterMessage(m, allowed));
+  return out.every((m, i) => m === body[i]) ? body : out;
+}
+
+/** A whole body (one message or a batch). */
 export function filterJsonBody(text: string, allowed: (tool: string) => boolean): string {
   let body: unknown;
   try {
@@ -31,55 +41,5 @@ export function filterJsonBody(text: string, allowed: (tool: string) => boolean)
   } catch {
     return text;
   }
-  const out = Array.isArray(body)
-    ? body.map((m) => filterMessage(m, allowed))
-    : filterMessage(body, allowed);
-  return JSON.stringify(out);
-}
-
-/**
- * An SSE transform: events are split on blank lines; an event whose `data` is a tools/list
- * result is rewritten, every other byte passes as it came, without waiting
- * for the stream to end.
- */
-export function sseToolFilter(
-  allowed: (tool: string) => boolean,
-): TransformStream<Uint8Array, Uint8Array> {
-  const decoder = new TextDecoder();
-  const encoder = new TextEncoder();
-  let buffer = '';
-  const rewrite = (event: string): string => {
-    const lines = event.split(/\r?\n/);
-    const data = lines
-      .filter((l) => l.startsWith('data:'))
-      .map((l) => l.slice(5).replace(/^ /, ''));
-    if (data.length === 0) return event;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(data.join('\n'));
-    } catch {
-      return event;
-    }
-    const filtered = filterMessage(parsed, allowed);
-    if (filtered === parsed) return event;
-    const rest = lines.filter((l) => !l.startsWith('data:'));
-    return [...rest, `data: ${JSON.stringify(filtered)}`].join('\n');
-  };
-  return new TransformStream({
-    transform(chunk, controller) {
-      buffer += decoder.decode(chunk, { stream: true });
-      let end: RegExpExecArray | null;
-      const boundary = /\r?\n\r?\n/;
-      while ((end = boundary.exec(buffer)) !== null) {
-        const event = buffer.slice(0, end.index);
-        const separator = end[0];
-        buffer = buffer.slice(end.index + separator.length);
-        controller.enqueue(encoder.encode(rewrite(event) + separator));
-      }
-    },
-    flush(controller) {
-      buffer += decoder.decode();
-      if (buffer) controller.enqueue(encoder.encode(rewrite(buffer)));
-    },
-  });
+  return JSON.stringify(filterMessages(body, allowed));
 }

@@ -127,8 +127,9 @@ export function createPinnedFetch(opts: PinnedFetchOptions): PinnedFetch {
   };
 
   // No body or headers timeout of undici's own: an MCP event stream may stay quiet for long,
-  // and a tool call may take long before its answer; callers bound the handshake themselves
-  // and the gateway aborts when its client leaves.
+  // and a tool call may take long before its answer; callers bound them themselves (the
+  // handshake's budget; the gateway's headers and idle timeouts, docs/adr/0010) and the
+  // gateway aborts when its client leaves.
   const agent = new Agent({ connect, bodyTimeout: 0, headersTimeout: 0 });
 
   return noRedirectFetch(agent);
@@ -139,8 +140,16 @@ export function createPinnedFetch(opts: PinnedFetchOptions): PinnedFetch {
  * pinned fetch it never follows a redirect (a workload must not steer the platform to another
  * internal address) and sets no body or headers timeout of its own.
  */
-export function createWorkloadFetch(): PinnedFetch {
-  return noRedirectFetch(new Agent({ bodyTimeout: 0, headersTimeout: 0 }));
+export function createWorkloadFetch(opts: { connectTimeoutMs?: number } = {}): PinnedFetch {
+  return noRedirectFetch(
+    new Agent({
+      bodyTimeout: 0,
+      headersTimeout: 0,
+      ...(opts.connectTimeoutMs === undefined
+        ? {}
+        : { connect: { timeout: opts.connectTimeoutMs } }),
+    }),
+  );
 }
 
 /** A fetch through `agent` that never follows a redirect: a 3xx rejects instead. */
