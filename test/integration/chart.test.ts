@@ -171,6 +171,14 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
         assert.equal(apiConfig.mcp.gatewayPublicUrl, null);
         assert.equal(apiConfig.mcp.oauthRedirectUrl, null);
         assert.equal(operatorConfig.tenants.database, undefined);
+        // The chart's defaults are the gateway's own.
+        assert.deepEqual(gatewayConfig.gatewayLimits, {
+          requestsPerUser: 32,
+          requestsPerOrganization: 256,
+          sessionsPerUser: 64,
+          sessionsPerOrganization: 1024,
+          sessionIdleSeconds: 1800,
+        });
       } else {
         assert.equal(apiConfig.oidc.issuer, 'https://id.example.com/realms/platform');
         assert.equal(apiConfig.identityProvider.url, 'http://keycloak.identity.svc:8080');
@@ -181,6 +189,13 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
         assert.equal(operatorConfig.tenants.database?.port, 6432);
         assert.equal(operatorConfig.leaderElection.leaseDurationSeconds, 30);
         assert.equal(operatorConfig.mcp.recheckMs, 60_000);
+        assert.deepEqual(gatewayConfig.gatewayLimits, {
+          requestsPerUser: 8,
+          requestsPerOrganization: 64,
+          sessionsPerUser: 16,
+          sessionsPerOrganization: 128,
+          sessionIdleSeconds: 600,
+        });
       }
     });
 
