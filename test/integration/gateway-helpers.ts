@@ -47,13 +47,17 @@ export interface GatewayStack {
 
 /**
  * Starts the API and the gateway (loopback upstreams allowed: test MCP servers run on
- * 127.0.0.1) and the operator, provisions tenant `a` (`prefix`) and makes `admin` and `member`
+ * 127.0.0.1; `gatewayEnv` adds to the gateway's environment) and the operator, provisions tenant `a` (`prefix`) and makes `admin` and `member`
  * members of it.
  */
-export async function startGatewayStack(name: string, prefix: string): Promise<GatewayStack> {
+export async function startGatewayStack(
+  name: string,
+  prefix: string,
+  gatewayEnv: Record<string, string> = {},
+): Promise<GatewayStack> {
   const loopback = { AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS: 'true' };
   const api = await startTestApi(`api-${name}`, loopback);
-  const gateway = await startTestGateway(api, name, loopback);
+  const gateway = await startTestGateway(api, name, { ...loopback, ...gatewayEnv });
   const operator = startOperatorProcess();
   const close = async (a?: Tenant) => {
     if (a) {
