@@ -59,12 +59,14 @@ export {
 } from './net/address-rules.js';
 export { type BlockedRange, blockedRange, isPublicAddress } from './net/ip-ranges.js';
 export {
+  type DnsResolver,
   type LookupAddress,
   type LookupAll,
   type ResolvePublicOptions,
   type ResolvePublicResult,
   type ResolveRule,
   resolvePublicAddresses,
+  resolverLookup,
 } from './net/resolve-public.js';
 export {
   checkRemoteAddress,

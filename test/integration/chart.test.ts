@@ -188,6 +188,14 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
           idleTimeoutMs: 300_000,
           maxBufferedBytes: 8 * 1024 * 1024,
         });
+        // The chart's defaults are the gateway's own.
+        assert.deepEqual(gatewayConfig.gatewayLimits, {
+          requestsPerUser: 32,
+          requestsPerOrganization: 256,
+          sessionsPerUser: 64,
+          sessionsPerOrganization: 1024,
+          sessionIdleSeconds: 1800,
+        });
       } else {
         assert.equal(apiConfig.oidc.issuer, 'https://id.example.com/realms/platform');
         assert.equal(apiConfig.identityProvider.url, 'http://keycloak.identity.svc:8080');
@@ -203,6 +211,13 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
           headersTimeoutMs: 120_000,
           idleTimeoutMs: 600_000,
           maxBufferedBytes: 16 * 1024 * 1024,
+        });
+        assert.deepEqual(gatewayConfig.gatewayLimits, {
+          requestsPerUser: 8,
+          requestsPerOrganization: 64,
+          sessionsPerUser: 16,
+          sessionsPerOrganization: 128,
+          sessionIdleSeconds: 600,
         });
       }
     });

@@ -2,9 +2,17 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startMcpTestServer, waitFor, type McpTestServer } from '@aiplane/hack';
-import { call, tokenFor, type Reply, type TestApi } from './api-helpers.js';
+import { call, keycloak, tokenFor, type Reply, type TestApi } from './api-helpers.js';
 import { initializeRequest, startGatewayStack, type GatewayStack } from './gateway-helpers.js';
-import { caller, link, provisionTenant, randomId, type Tenant } from './mcp-helpers.js';
+import { setRealmRole } from './keycloak-admin.js';
+import {
+  caller,
+  link,
+  provisionTenant,
+  randomId,
+  setMembership,
+  type Tenant,
+} from './mcp-helpers.js';
 import { rememberSecret } from './secrets.js';
 
 type RpcError = {
@@ -396,6 +404,62 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
       });
       assert.equal(outsider.status, 403, outsider.text);
       assert.equal((outsider.json() as RpcError).error.code, -32002);
+    });
+
+    it('refuses a member without can_access_api on POST, GET and DELETE, by token or API key, even with a linked credential, exactly as a server they may not use', async function () {
+      const outsider = keycloak().users.outsider.id;
+      const asOutsider = caller(api.url, 'outsider', a.organizationId);
+      await setMembership(a.organizationId, 'outsider', true);
+      // While they hold the permission: a linked credential and an API key, and the gateway
+      // serves them, so what refuses them below is the permission alone.
+      await setRealmRole(outsider, 'can_access_api', true);
+      let key = '';
+      try {
+        await link(asOutsider, serverId, memberCredential);
+        const created = await asOutsider('POST', '/v1/api-keys', { name: 'gateway' });
+        assert.equal(created.status, 201, created.text);
+        key = (created.json() as { key: string }).key;
+        rememberSecret(key);
+        const served = await call(endpoint(), {
+          method: 'POST',
+          body: init,
+          headers: {
+            authorization: `Bearer ${await tokenFor('outsider', ORG_SCOPE)}`,
+            accept: 'application/json, text/event-stream',
+          },
+        });
+        assert.equal(served.status, 200, served.text);
+      } finally {
+        await setRealmRole(outsider, 'can_access_api', false);
+      }
+      try {
+        const token = await tokenFor('outsider', ORG_SCOPE);
+        for (const method of ['POST', 'GET', 'DELETE']) {
+          const request = (id: string, auth: Record<string, string>) =>
+            call(endpoint(id), {
+              method,
+              ...(method === 'POST' ? { body: init } : {}),
+              headers: { accept: 'application/json, text/event-stream', ...auth },
+            });
+          // What a member with the permission gets for a server id that does not exist.
+          const unknown = await request(randomId(), { authorization: await bearer() });
+          assert.equal(unknown.status, 403, unknown.text);
+          for (const [how, auth] of [
+            ['token', { authorization: `Bearer ${token}` }],
+            ['API key', { 'x-api-key': key }],
+          ] as const) {
+            const r = await request(serverId, auth);
+            assert.equal(r.status, 403, `${method} by ${how}: ${r.text}`);
+            assert.equal(r.text, unknown.text, `${method} by ${how}`);
+            assert.equal(r.headers.get('www-authenticate'), null);
+          }
+        }
+      } finally {
+        await setRealmRole(outsider, 'can_access_api', true);
+        await asOutsider('DELETE', `/v1/mcp/servers/${serverId}/credential`);
+        await setRealmRole(outsider, 'can_access_api', false);
+        await setMembership(a.organizationId, 'outsider', false);
+      }
     });
 
     it('answers -32003 mcp_credential_not_linked with WWW-Authenticate: Bearer error="mcp_credential_not_linked"', async function () {

@@ -153,6 +153,14 @@ export const ERROR_CODES = {
     status: 503,
     description: 'deployment publishes no OAuth return address',
   },
+
+  // Gateway caps (issue 14; docs/adr/0010, "Caps")
+  mcp_gateway_limit_reached: {
+    status: 429,
+    jsonRpc: -32029,
+    description:
+      'too many concurrent requests or live sessions for the user or organization; retry after Retry-After seconds',
+  },
 } as const satisfies Record<string, { status: number; jsonRpc?: number; description: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -5,11 +5,12 @@ import { createLogger } from '@aiplane/lib';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Principal } from '../auth/principal.js';
 import { createGatewayApp, type GatewayAppDeps } from './app.js';
+import { GatewayLimiter } from './limits.js';
 import { gatewayMetrics, type GatewayMetrics } from './metrics.js';
 
 const member: Principal = {
   userId: '4f0c3a52-1d5e-4d0e-9b1a-6f8a2c7d9e10',
-  roles: new Set(),
+  roles: new Set(['can_access_api']),
   organizations: [],
   via: 'jwt',
 };
@@ -30,6 +31,13 @@ describe('gateway refusals (no platform behind it)', () => {
       authenticator: { authenticate: () => Promise.resolve(member) } as unknown as Authenticator,
       ready: () => Promise.resolve(true),
       metrics,
+      limiter: new GatewayLimiter({
+        requestsPerUser: 32,
+        requestsPerOrganization: 256,
+        sessionsPerUser: 64,
+        sessionsPerOrganization: 1024,
+        sessionIdleSeconds: 1800,
+      }),
     } as Partial<GatewayAppDeps> as GatewayAppDeps;
     server = createServer(createGatewayApp(deps));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

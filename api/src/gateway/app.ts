@@ -5,13 +5,17 @@ import { authenticate, principalOf } from '../auth/middleware.js';
 import { ApiError } from '../errors/api-error.js';
 import { fromBodyParser, notFound } from '../errors/middleware.js';
 import { probeRoutes, requestLog } from '../http-basics.js';
+import { admit, requireApiAccess } from './admission.js';
 import { platformError, sessionNotFound } from './json-rpc.js';
+import type { GatewayLimiter } from './limits.js';
 import { proxy, requestRpcId, SessionUnknown, type ProxyDeps } from './proxy.js';
 
 export interface GatewayAppDeps extends ProxyDeps {
   logger: Logger;
   authenticator: Authenticator;
   ready: () => Promise<boolean>;
+  /** The per-user and per-organization caps (this replica's counts). */
+  limiter: GatewayLimiter;
 }
 
 /** The platform codes whose refusal carries `WWW-Authenticate: Bearer error="<code>"` (spec). */
@@ -91,7 +95,10 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
       res.status(405).set('Allow', 'POST, GET, DELETE').end();
       return;
     }
-    await proxy(deps, req, res, principalOf(res));
+    const principal = principalOf(res);
+    requireApiAccess(req, res, principal);
+    await admit(deps, req, res, principal);
+    await proxy(deps, req, res, principal);
   });
   app.use('/servers/:server_id/mcp', mcp);
   app.use(notFound);

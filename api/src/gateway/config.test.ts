@@ -101,4 +101,39 @@ describe('gateway configuration', () => {
       },
     );
   });
+
+  it('caps 32 requests per user, 256 per organization and 64/1024 sessions unless told otherwise', () => {
+    assert.deepEqual(loadGatewayConfig(env).gatewayLimits, {
+      requestsPerUser: 32,
+      requestsPerOrganization: 256,
+      sessionsPerUser: 64,
+      sessionsPerOrganization: 1024,
+      sessionIdleSeconds: 1800,
+    });
+  });
+
+  it('reads each cap from its variable', () => {
+    const config = loadGatewayConfig({
+      ...env,
+      AIPLANE_GATEWAY_MAX_REQUESTS_PER_USER: '2',
+      AIPLANE_GATEWAY_MAX_REQUESTS_PER_ORGANIZATION: '3',
+      AIPLANE_GATEWAY_MAX_SESSIONS_PER_USER: '4',
+      AIPLANE_GATEWAY_MAX_SESSIONS_PER_ORGANIZATION: '5',
+      AIPLANE_GATEWAY_SESSION_IDLE_SECONDS: '6',
+    });
+    assert.deepEqual(config.gatewayLimits, {
+      requestsPerUser: 2,
+      requestsPerOrganization: 3,
+      sessionsPerUser: 4,
+      sessionsPerOrganization: 5,
+      sessionIdleSeconds: 6,
+    });
+  });
+
+  it('refuses a cap of 0, which would refuse every request', () => {
+    assert.throws(
+      () => loadGatewayConfig({ ...env, AIPLANE_GATEWAY_MAX_REQUESTS_PER_USER: '0' }),
+      /AIPLANE_GATEWAY_MAX_REQUESTS_PER_USER must be an integer from 1 to 1000000, got "0"/,
+    );
+  });
 });

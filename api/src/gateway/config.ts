@@ -1,4 +1,5 @@
 import { ConfigError, loadApiConfig, readInt, type ApiConfig } from '../config.js';
+import type { GatewayLimits } from './limits.js';
 
 /**
  * The gateway reads the API's configuration (it shares authentication, the credential store
@@ -13,6 +14,8 @@ export interface GatewayConfig extends ApiConfig {
     /** How the gateway bounds an upstream answer (docs/adr/0010, "Timeouts and caps"). */
     readonly upstream: GatewayUpstreamLimits;
   };
+  /** Per-user and per-organization caps, counted per replica (docs/adr/0010, "Caps"). */
+  readonly gatewayLimits: GatewayLimits;
 }
 
 export interface GatewayUpstreamLimits {
@@ -28,6 +31,7 @@ export interface GatewayUpstreamLimits {
 
 const PORT = { min: 0, max: 65535 };
 const HOUR_MS = 3_600_000;
+const CAP = { min: 1, max: 1_000_000 };
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   // The API's own listen address is not the gateway's: ignore it (in a pod it may even be a
@@ -56,10 +60,39 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       ),
     }),
   };
+  const gatewayLimits: GatewayLimits = {
+    requestsPerUser: readInt(env, 'AIPLANE_GATEWAY_MAX_REQUESTS_PER_USER', 32, CAP, problems),
+    requestsPerOrganization: readInt(
+      env,
+      'AIPLANE_GATEWAY_MAX_REQUESTS_PER_ORGANIZATION',
+      256,
+      CAP,
+      problems,
+    ),
+    sessionsPerUser: readInt(env, 'AIPLANE_GATEWAY_MAX_SESSIONS_PER_USER', 64, CAP, problems),
+    sessionsPerOrganization: readInt(
+      env,
+      'AIPLANE_GATEWAY_MAX_SESSIONS_PER_ORGANIZATION',
+      1024,
+      CAP,
+      problems,
+    ),
+    sessionIdleSeconds: readInt(
+      env,
+      'AIPLANE_GATEWAY_SESSION_IDLE_SECONDS',
+      1800,
+      { min: 1, max: 7 * 24 * 3600 },
+      problems,
+    ),
+  };
   // Compared only when both were read: a refused value stands for its default here.
   if (problems.length === 0 && gateway.port !== 0 && gateway.port === gateway.metricsPort) {
     problems.push('AIPLANE_GATEWAY_METRICS_PORT must differ from AIPLANE_GATEWAY_PORT');
   }
   if (problems.length > 0) throw new ConfigError(problems);
-  return Object.freeze({ ...api, gateway: Object.freeze(gateway) });
+  return Object.freeze({
+    ...api,
+    gateway: Object.freeze(gateway),
+    gatewayLimits: Object.freeze(gatewayLimits),
+  });
 }

@@ -81,7 +81,7 @@ function toolNameValue(m: JsonRpcMessage): unknown {
 class SessionUnknown extends Error {}
 
 /** A body as JSON, when it is UTF-8 without a byte-order mark that parses; else undefined. */
-function jsonBody(body: unknown): unknown {
+export function jsonBody(body: unknown): unknown {
   const raw = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
   try {
     return JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(raw));
@@ -91,7 +91,7 @@ function jsonBody(body: unknown): unknown {
 }
 
 /** The request's first JSON-RPC id, kept for refusals made after the handler threw. */
-function setRequestRpcId(res: Response, id: JsonRpcId): void {
+export function setRequestRpcId(res: Response, id: JsonRpcId): void {
   (res.locals as { rpcId?: JsonRpcId }).rpcId = id;
 }
 

@@ -5,6 +5,7 @@ import { upstreamBearer } from '../mcp/oauth/upstream-bearer.js';
 import { listen, openPlatform } from '../platform.js';
 import { createGatewayApp } from './app.js';
 import type { GatewayConfig } from './config.js';
+import { GatewayLimiter } from './limits.js';
 import { gatewayMetrics } from './metrics.js';
 import { OfferedTools } from './offered-tools.js';
 import { SessionBinder } from './session-id.js';
@@ -43,6 +44,7 @@ export async function startGateway(
     upstreamLimits: config.gateway.upstream,
     authenticator: platform.authenticator,
     ready: () => platform.ready(),
+    limiter: new GatewayLimiter(config.gatewayLimits),
   });
   const listening = await listen(app, config.gateway.host, config.gateway.port, logger, 'gateway');
   // Prometheus only: the probes are on the public port.

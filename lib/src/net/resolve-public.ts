@@ -1,4 +1,4 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
+import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { type BlockedRange, blockedRange } from './ip-ranges.js';
 
@@ -10,9 +10,14 @@ export interface LookupAddress {
 
 export type LookupAll = (host: string) => Promise<LookupAddress[]>;
 
+/** What resolution needs of a `dns.promises.Resolver` (tests inject one). */
+export type DnsResolver = Pick<Resolver, 'resolve4' | 'resolve6'>;
+
 export interface ResolvePublicOptions {
-  /** Replaces `dns.lookup(host, { all: true })`; tests inject one so they never touch DNS. */
+  /** Replaces the resolver entirely; tests inject one so they never touch DNS. */
   lookup?: LookupAll;
+  /** The resolver to ask (default: one shared `dns.promises.Resolver`, see {@link resolverLookup}). */
+  resolver?: DnsResolver;
   /**
    * TEST ONLY. Accepts loopback addresses (127.0.0.0/8, ::1) so tests can point a remote
    * server at an SDK server on 127.0.0.1. Every other blocked range is still refused.
@@ -33,7 +38,40 @@ export type ResolvePublicResult =
       range?: BlockedRange;
     };
 
-const defaultLookup: LookupAll = (host) => dnsLookup(host, { all: true, verbatim: true });
+/** `localhost` and `*.localhost` (RFC 6761): loopback, never asked of DNS. */
+const LOCALHOST = /^(?:.+\.)?localhost\.?$/i;
+const LOCALHOST_ADDRESSES: LookupAddress[] = [
+  { address: '127.0.0.1', family: 4 },
+  { address: '::1', family: 6 },
+];
+
+/**
+ * Resolution through c-ares (`dns.promises.Resolver`: A and AAAA queries on the event loop)
+ * instead of `dns.lookup`, whose getaddrinfo runs on the libuv thread pool: a slow or silent
+ * DNS server would otherwise hold the pool's 4 threads and stall file I/O, crypto and zlib of
+ * the whole process. What changes (docs/adr/0010, "DNS at dial time"): `/etc/hosts` and
+ * nsswitch are not read, and no search domain is appended (remote MCP servers are public
+ * names); `localhost` and `*.localhost` are loopback without a query, as RFC 6761 wants, so
+ * they stay refused unless loopback is allowed (tests). A name with A records only (or AAAA
+ * only) resolves to those; one whose both queries fail is unresolvable.
+ */
+export function resolverLookup(resolver: DnsResolver): LookupAll {
+  return async (host) => {
+    if (LOCALHOST.test(host)) return LOCALHOST_ADDRESSES;
+    const [v4, v6] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
+    const found: LookupAddress[] = [];
+    if (v4.status === 'fulfilled') for (const a of v4.value) found.push({ address: a, family: 4 });
+    if (v6.status === 'fulfilled') for (const a of v6.value) found.push({ address: a, family: 6 });
+    if (found.length === 0 && v4.status === 'rejected') throw v4.reason;
+    return found;
+  };
+}
+
+/** Per query: 3 s per try, 2 tries (c-ares' own default waits far longer). */
+const RESOLVER_OPTIONS = { timeout: 3000, tries: 2 };
+let shared: LookupAll | undefined;
+const defaultLookup: LookupAll = (host) =>
+  (shared ??= resolverLookup(new Resolver(RESOLVER_OPTIONS)))(host);
 
 /**
  * Resolves `host` to every address it has and accepts it only when ALL of them are public:
@@ -53,7 +91,8 @@ export async function resolvePublicAddresses(
     addresses = [bare];
   } else {
     try {
-      const found = await (opts.lookup ?? defaultLookup)(bare);
+      const lookup = opts.lookup ?? (opts.resolver ? resolverLookup(opts.resolver) : defaultLookup);
+      const found = await lookup(bare);
       addresses = [...new Set(found.map((entry) => entry.address))];
     } catch {
       addresses = [];

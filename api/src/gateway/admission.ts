@@ -1,0 +1,104 @@
+import type { Request, Response } from 'express';
+import type { McpServer } from '@aiplane/crds';
+import { hasPermission, isPlatformAdmin, type Principal } from '../auth/principal.js';
+import { ApiError } from '../errors/api-error.js';
+import type { ResourceCache } from '../kube/resource-cache.js';
+import { ORGANIZATION_LABEL } from '../mcp/server-resource.js';
+import { ACCESS_DENIED_MESSAGE } from '../mcp/server-store.js';
+import { isUuid } from '../validation.js';
+import { firstId, messagesOf } from './json-rpc.js';
+import type { GatewayLimiter, Ticket } from './limits.js';
+import { jsonBody, setRequestRpcId } from './proxy.js';
+
+/** The request's JSON-RPC messages (POST), read as the proxy reads them. */
+function messages(req: Request) {
+  return req.method === 'POST' ? messagesOf(jsonBody(req.body)) : undefined;
+}
+
+/** Refuses with the request's own id, as the proxy's refusals answer. */
+function refuse(req: Request, res: Response, err: ApiError): never {
+  setRequestRpcId(res, firstId(messages(req)));
+  throw err;
+}
+
+/**
+ * The gateway is an API router: a caller without `can_access_api` is refused (spec:
+ * core-api.md, Permissions) exactly as for a server they may not use — same status, body and
+ * headers — so the refusal tells nothing about the server (docs/adr/0010, "Who may call").
+ */
+export function requireApiAccess(req: Request, res: Response, principal: Principal): void {
+  if (!hasPermission(principal, 'can_access_api')) {
+    refuse(req, res, new ApiError('mcp_server_access_denied', ACCESS_DENIED_MESSAGE));
+  }
+}
+
+/** The organization whose caps a call counts against: its server's, when the caller may use it. */
+async function organizationOf(
+  servers: ResourceCache<McpServer>,
+  serverId: string,
+  principal: Principal,
+): Promise<string | undefined> {
+  if (!isUuid(serverId)) return undefined;
+  const org = (await servers.byUid(serverId))?.metadata.labels?.[ORGANIZATION_LABEL];
+  if (org === undefined) return undefined;
+  const member = principal.organizations.some((o) => o.id === org);
+  return member || isPlatformAdmin(principal) ? org : undefined;
+}
+
+/** Whether a POST without a session id opens one: it carries an `initialize` request. */
+function opensSession(req: Request): boolean {
+  if (req.method !== 'POST' || req.get('mcp-session-id') !== undefined) return false;
+  // Most bodies are not an initialize: parse only those that may be one.
+  if (!Buffer.isBuffer(req.body) || !req.body.includes('"initialize"')) return false;
+  return (messages(req) ?? []).some((m) => m.method === 'initialize');
+}
+
+/**
+ * Takes the request's slots of the per-user and per-organization caps (docs/adr/0010, "Caps"),
+ * held until the response ends or the client goes away; over a cap, throws
+ * `mcp_gateway_limit_reached` with `Retry-After`.
+ */
+export async function admit(
+  d: { servers: ResourceCache<McpServer>; limiter: GatewayLimiter },
+  req: Request,
+  res: Response,
+  principal: Principal,
+): Promise<void> {
+  // Listen first: a client may leave while the server is looked up.
+  const held: { ticket?: Ticket; closed: boolean } = { closed: false };
+  const end = () => {
+    const session = res.getHeader('mcp-session-id');
+    held.ticket?.done({
+      status: res.statusCode,
+      method: req.method,
+      session: typeof session === 'string' ? session : undefined,
+    });
+  };
+  res.once('close', () => {
+    held.closed = true;
+    end();
+  });
+  const organizationId = await organizationOf(
+    d.servers,
+    String(req.params.server_id ?? ''),
+    principal,
+  );
+  const admitted = d.limiter.admit({
+    userId: principal.userId,
+    organizationId,
+    session: req.get('mcp-session-id'),
+    opensSession: opensSession(req),
+  });
+  if ('refusal' in admitted) {
+    const { message, retryAfterSeconds } = admitted.refusal;
+    refuse(
+      req,
+      res,
+      new ApiError('mcp_gateway_limit_reached', message, {
+        'Retry-After': String(retryAfterSeconds),
+      }),
+    );
+  }
+  held.ticket = admitted.ticket;
+  if (held.closed) end();
+}
