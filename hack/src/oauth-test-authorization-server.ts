@@ -22,6 +22,13 @@ import express, { type Request, type Response } from 'express';
 export interface OAuthTestAuthorizationServerOptions {
   /** Lifetime of the access tokens it issues; default 3600 s (see `setAccessTokenTtl`). */
   accessTokenTtlSeconds?: number;
+  /**
+   * RFC 9207: advertise `authorization_response_iss_parameter_supported` and add `iss` to
+   * every authorization response.
+   */
+  issParameter?: boolean;
+  /** Fields that replace the SDK's in the metadata it serves (e.g. another `issuer`). */
+  metadata?: Record<string, unknown>;
 }
 
 /** What each endpoint was asked, for assertions. */
@@ -47,6 +54,23 @@ export interface OAuthTestAuthorizationServer {
   setAccessTokenTtl(seconds: number): void;
   /** Every refresh token issued so far stops working (refresh answers invalid_grant). */
   revokeRefreshTokens(): void;
+  /**
+   * From now on refresh requests are answered only after `ms`, or when `releaseRefreshes` is
+   * called, whichever comes first (a slow authorization server).
+   */
+  holdRefreshes(ms: number): void;
+  /** Answers every held refresh now, and holds no more. */
+  releaseRefreshes(): void;
+  /**
+   * Refresh requests whose client is still waiting: not answered yet, connection still open
+   * (a client that gave up no longer counts).
+   */
+  pendingRefreshes(): number;
+  /**
+   * false: refresh answers carry no new refresh token and the one used stays valid (RFC 6749
+   * §6 allows either); true (default): each refresh rotates it.
+   */
+  setRefreshRotation(rotate: boolean): void;
   /** Every code, token, client secret and PKCE verifier it issued or received. */
   secrets(): string[];
   close(): Promise<void>;
@@ -97,6 +121,13 @@ export async function startOAuthTestAuthorizationServer(
   opts: OAuthTestAuthorizationServerOptions = {},
 ): Promise<OAuthTestAuthorizationServer> {
   let ttlSeconds = opts.accessTokenTtlSeconds ?? 3600;
+  let rotate = true;
+  let pending = 0;
+  let hold: { until: Promise<void>; release: () => void } | undefined;
+  const release = () => {
+    hold?.release();
+    hold = undefined;
+  };
   const requests: OAuthTestRequests = {
     registrations: [],
     authorizeResources: [],
@@ -139,6 +170,7 @@ export async function startOAuthTestAuthorizationServer(
       const target = new URL(params.redirectUri);
       target.searchParams.set('code', code);
       if (params.state !== undefined) target.searchParams.set('state', params.state);
+      if (opts.issParameter) target.searchParams.set('iss', issuerUrl.href);
       res.redirect(302, target.href);
       return Promise.resolve();
     },
@@ -165,15 +197,23 @@ export async function startOAuthTestAuthorizationServer(
         }),
       );
     },
-    exchangeRefreshToken(client, refreshToken, _scopes, resource) {
+    async exchangeRefreshToken(client, refreshToken, _scopes, resource) {
       requests.refreshResources.push(resource?.href);
+      await hold?.until;
       const grant = refreshTokens.get(refreshToken);
       if (!grant || grant.clientId !== client.client_id) {
-        return Promise.reject(new InvalidGrantError('refresh token unknown or revoked'));
+        throw new InvalidGrantError('refresh token unknown or revoked');
+      }
+      if (!rotate) {
+        // The refresh token used stays valid; the answer carries none.
+        const answer = issueTokens(grant);
+        if (answer.refresh_token) refreshTokens.delete(answer.refresh_token);
+        delete answer.refresh_token;
+        return answer;
       }
       // Rotation: the old refresh token stops working.
       refreshTokens.delete(refreshToken);
-      return Promise.resolve(issueTokens(grant));
+      return issueTokens(grant);
     },
     verifyAccessToken(accessToken: string): Promise<AuthInfo> {
       const issued = accessTokens.get(accessToken);
@@ -192,9 +232,29 @@ export async function startOAuthTestAuthorizationServer(
 
   const app = express();
   // Records what the token endpoint receives before the SDK's handler reads it.
-  app.use('/token', express.urlencoded({ extended: false }), (req: Request, _res, next) => {
-    const body = req.body as Record<string, unknown>;
-    if (typeof body.code_verifier === 'string') secrets.add(body.code_verifier);
+  app.use(
+    '/token',
+    express.urlencoded({ extended: false }),
+    (req: Request, res: Response, next) => {
+      const body = req.body as Record<string, unknown>;
+      if (typeof body.code_verifier === 'string') secrets.add(body.code_verifier);
+      if (body.grant_type === 'refresh_token') {
+        pending += 1;
+        // Answered, or the client hung up.
+        res.once('close', () => {
+          pending -= 1;
+        });
+      }
+      next();
+    },
+  );
+  const overrides = {
+    ...(opts.issParameter ? { authorization_response_iss_parameter_supported: true } : {}),
+    ...opts.metadata,
+  };
+  app.use('/.well-known/oauth-authorization-server', (_req: Request, res: Response, next) => {
+    const json = res.json.bind(res);
+    res.json = (body: Record<string, unknown>) => json({ ...body, ...overrides });
     next();
   });
   app.use('/authorize', (req: Request, _res, next) => {
@@ -232,9 +292,27 @@ export async function startOAuthTestAuthorizationServer(
     revokeRefreshTokens: () => {
       refreshTokens.clear();
     },
+    holdRefreshes: (ms) => {
+      release();
+      let done = () => undefined as void;
+      const until = new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        done = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      hold = { until, release: done };
+    },
+    releaseRefreshes: release,
+    pendingRefreshes: () => pending,
+    setRefreshRotation: (value) => {
+      rotate = value;
+    },
     secrets: () => [...secrets],
     close: () =>
       new Promise<void>((resolve) => {
+        release();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

@@ -12,6 +12,7 @@ import {
   type ManagedProcess,
   type McpTestServer,
   type OAuthTestAuthorizationServer,
+  waitFor,
 } from '@aiplane/hack';
 import {
   assertCode,
@@ -34,7 +35,11 @@ import {
   type Tenant,
   type Call,
 } from './mcp-helpers.js';
-import { authorizeInBrowser, type BrowserLogin } from './oauth-browser.js';
+import {
+  authorizeInBrowser,
+  type AuthorizationReturn,
+  type BrowserLogin,
+} from './oauth-browser.js';
 import { startOperatorProcess } from './operator-process.js';
 import { newSecret, rememberSecret } from './secrets.js';
 
@@ -98,11 +103,16 @@ describe('MCP OAuth linking (API, PostgreSQL, an SDK authorization server, the l
   };
   const callback = async (who: Call, body: unknown) =>
     record(await who('POST', '/v1/mcp/credential/oauth/callback', body));
+  /** What the portal posts from the return address: state, code, and iss when there is one. */
+  const returned = (back: AuthorizationReturn) => {
+    const iss = back.url.searchParams.get('iss');
+    return { state: back.state, code: back.code, ...(iss === null ? {} : { iss }) };
+  };
   /** Starts, logs in as a browser would, and posts the callback: the full linking. */
   const link = async (who: Call, serverId: string, login?: BrowserLogin) => {
     const started = await start(who, serverId);
     const back = await browse(started, login);
-    const r = await callback(who, { state: started.state, code: back.code });
+    const r = await callback(who, returned(back));
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(r.json(), { server_id: serverId });
   };
@@ -578,6 +588,232 @@ describe('MCP OAuth linking (API, PostgreSQL, an SDK authorization server, the l
     });
   });
 
+  describe('renewal against a slow authorization server (no database connection held)', function () {
+    let slowAs: OAuthTestAuthorizationServer;
+    let slowUpstream: McpTestServer;
+    let gateway: TestGateway;
+    let replica: TestGateway;
+    /** Twelve servers: more credentials renewing at once than the pool has connections (10). */
+    const slow: string[] = [];
+    const initialize = async (
+      via: TestGateway,
+      serverId: string,
+      who: 'admin' | 'member',
+      token?: string,
+    ) =>
+      record(
+        await call(`${via.url}/servers/${serverId}/mcp`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${token ?? (await tokenFor(who, { scope: 'openid organization:*' }))}`,
+            accept: 'application/json, text/event-stream',
+          },
+          body: initializeRequest(),
+        }),
+      );
+    /**
+     * Refresh requests the slow server received since `mark`, and how many of them are over
+     * (answered, or given up by the client: a refresh times out after 10 s).
+     */
+    const refreshesSince = (mark: number) => {
+      const received = slowAs.requests.refreshResources.length - mark;
+      return { received, over: received - slowAs.pendingRefreshes() };
+    };
+
+    before(async function () {
+      this.timeout(120_000);
+      slowAs = await startOAuthTestAuthorizationServer();
+      slowUpstream = await startMcpTestServer({
+        oauth: { authorizationServer: slowAs.issuer, verifier: slowAs.verifier },
+      });
+      [gateway, replica] = await Promise.all([
+        startTestGateway(api, 'gateway-oauth-slow', {
+          AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS: 'true',
+        }),
+        startTestGateway(api, 'gateway-oauth-slow-replica', {
+          AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS: 'true',
+        }),
+      ]);
+      for (let i = 0; i < 12; i += 1)
+        slow.push(await createRemote(admin, `slow-${i}`, slowUpstream.url));
+    });
+    after(async function () {
+      slowAs?.releaseRefreshes();
+      for (const s of slowAs?.secrets() ?? []) issued.push(s);
+      await Promise.all([gateway?.close(), replica?.close()]);
+      await Promise.all([slowAs?.close(), slowUpstream?.close()]);
+    });
+
+    it('serves 30 requests with other users’ credentials while 12 refreshes wait on the authorization server', async function () {
+      this.timeout(120_000);
+      // The member's credential is fresh; the admin's twelve expire within the renewal margin.
+      slowAs.setAccessTokenTtl(3600);
+      await link(member, slow[0] ?? '');
+      slowAs.setAccessTokenTtl(20);
+      for (const id of slow) await link(admin, id);
+      const mark = slowAs.requests.refreshResources.length;
+      // Answered when the test releases them (below), or after 20 s at the latest.
+      slowAs.holdRefreshes(20_000);
+      const adminToken = await tokenFor('admin', { scope: 'openid organization:*' });
+      const renewing = slow.map((id) => initialize(gateway, id, 'admin', adminToken));
+      try {
+        // At least the pool's worth of refreshes are waiting at the authorization server.
+        await waitFor(
+          '10 refreshes held at the authorization server',
+          () => Promise.resolve(slowAs.pendingRefreshes() >= 10),
+          { timeoutMs: 15_000, intervalMs: 50 },
+        );
+        const memberToken = await tokenFor('member', { scope: 'openid organization:*' });
+        const others = await Promise.all(
+          Array.from({ length: 30 }, () =>
+            initialize(gateway, slow[0] ?? '', 'member', memberToken),
+          ),
+        );
+        // Every one answered while every refresh was still waiting for its answer: a renewal
+        // waiting on the authorization server holds no pool connection.
+        const during = refreshesSince(mark);
+        assert.deepEqual(
+          others.map((r) => r.status),
+          others.map(() => 200),
+          others.find((r) => r.status !== 200)?.text,
+        );
+        assert.equal(during.over, 0, 'the 30 requests finished while every refresh still waited');
+      } finally {
+        slowAs.releaseRefreshes();
+      }
+      const renewed = await Promise.all(renewing);
+      assert.deepEqual(
+        renewed.map((r) => r.status),
+        renewed.map(() => 200),
+        renewed.find((r) => r.status !== 200)?.text,
+      );
+      assert.equal(refreshesSince(mark).received, 12, 'one refresh per credential');
+    });
+
+    it('sends one refresh for 20 concurrent requests with one expired credential, through two gateway replicas', async function () {
+      this.timeout(60_000);
+      slowAs.setAccessTokenTtl(20);
+      await link(admin, slow[1] ?? '');
+      slowAs.setAccessTokenTtl(3600);
+      const mark = slowAs.requests.refreshResources.length;
+      const upstreamMark = slowUpstream.seenAuthorization.length;
+      // The token endpoint answers after 5 s: every request arrives while the refresh runs.
+      slowAs.holdRefreshes(5_000);
+      const token = await tokenFor('admin', { scope: 'openid organization:*' });
+      const replies = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          initialize(i % 2 === 0 ? gateway : replica, slow[1] ?? '', 'admin', token),
+        ),
+      );
+      assert.deepEqual(
+        replies.map((r) => r.status),
+        replies.map(() => 200),
+        replies.find((r) => r.status !== 200)?.text,
+      );
+      assert.equal(refreshesSince(mark).received, 1, 'exactly one refresh request');
+      const sent = new Set(slowUpstream.seenAuthorization.slice(upstreamMark));
+      assert.equal(sent.size, 1, 'every request sent the one renewed token');
+    });
+
+    it('keeps the refresh token when a refresh answer carries none, and renews with it again', async function () {
+      slowAs.setRefreshRotation(false);
+      try {
+        slowAs.setAccessTokenTtl(20);
+        await link(admin, slow[2] ?? '');
+        const mark = slowAs.requests.refreshResources.length;
+        const upstreamMark = slowUpstream.seenAuthorization.length;
+        for (let i = 0; i < 2; i += 1) {
+          const r = await initialize(gateway, slow[2] ?? '', 'admin');
+          assert.equal(r.status, 200, r.text);
+        }
+        assert.equal(refreshesSince(mark).received, 2, 'each request renewed its token');
+        const sent = new Set(slowUpstream.seenAuthorization.slice(upstreamMark));
+        assert.equal(sent.size, 2, 'two renewed access tokens');
+      } finally {
+        slowAs.setRefreshRotation(true);
+        slowAs.setAccessTokenTtl(3600);
+      }
+    });
+  });
+
+  describe('mix-up defence (RFC 8414 §3.3, RFC 9207)', function () {
+    let impostorAs: OAuthTestAuthorizationServer;
+    let issAs: OAuthTestAuthorizationServer;
+    let impostorUpstream: McpTestServer;
+    let issUpstream: McpTestServer;
+
+    before(async function () {
+      // Serves metadata that claims to be the first authorization server.
+      impostorAs = await startOAuthTestAuthorizationServer({ metadata: { issuer: as.issuer } });
+      // Advertises authorization_response_iss_parameter_supported and sends iss.
+      issAs = await startOAuthTestAuthorizationServer({ issParameter: true });
+      [impostorUpstream, issUpstream] = await Promise.all([
+        startMcpTestServer({
+          oauth: { authorizationServer: impostorAs.issuer, verifier: impostorAs.verifier },
+        }),
+        startMcpTestServer({
+          oauth: { authorizationServer: issAs.issuer, verifier: issAs.verifier },
+        }),
+      ]);
+      ids.impostor = await createRemote(admin, 'impostor', impostorUpstream.url);
+      ids.iss = await createRemote(admin, 'iss', issUpstream.url);
+    });
+    after(async function () {
+      for (const s of [...(issAs?.secrets() ?? []), ...(impostorAs?.secrets() ?? [])])
+        issued.push(s);
+      await Promise.all([
+        impostorAs?.close(),
+        issAs?.close(),
+        impostorUpstream?.close(),
+        issUpstream?.close(),
+      ]);
+    });
+
+    it('answers 503 mcp_oauth_upstream_error when an authorization server’s metadata names another issuer', async function () {
+      const r = record(await admin('POST', `/v1/mcp/servers/${ids.impostor}/credential/oauth`));
+      assertCode(r, 503, 'mcp_oauth_upstream_error');
+      assert.match((r.json() as { error: { message: string } }).error.message, /another issuer/);
+      assert.equal(impostorAs.requests.registrations.length, 0, 'no client registered there');
+    });
+
+    it('answers 400 mcp_oauth_state_invalid when the callback carries another authorization server’s iss, and sends the code nowhere', async function () {
+      const started = await start(admin, ids.sdk ?? '');
+      const back = await browse(started);
+      const exchanges = as.requests.tokenResources.length;
+      const r = await callback(admin, { ...returned(back), iss: issAs.issuer });
+      assertCode(r, 400, 'mcp_oauth_state_invalid');
+      assert.equal(as.requests.tokenResources.length, exchanges, 'the code was not exchanged');
+      assert.equal(issAs.requests.tokenResources.length, 0);
+      // The state is spent, as for any failed callback.
+      assertCode(await callback(admin, returned(back)), 400, 'mcp_oauth_state_invalid');
+    });
+
+    it('answers 400 mcp_oauth_state_invalid without iss from a server that advertises it, and links with its own iss', async function () {
+      const started = await start(admin, ids.iss ?? '');
+      const back = await browse(started);
+      assert.equal(back.url.searchParams.get('iss'), issAs.issuer);
+      assertCode(
+        await callback(admin, { state: back.state, code: back.code }),
+        400,
+        'mcp_oauth_state_invalid',
+      );
+      assert.equal(issAs.requests.tokenResources.length, 0, 'the code was not exchanged');
+      const again = await browse(await start(admin, ids.iss ?? ''));
+      const r = await callback(admin, returned(again));
+      assert.equal(r.status, 200, r.text);
+      assert.deepEqual(r.json(), { server_id: ids.iss });
+    });
+
+    it('binds the state to the issuer linking started with', async function () {
+      const started = await start(admin, ids.iss ?? '');
+      const rows = await db.query<{ issuer: string; iss_required: boolean }>(
+        'select issuer, iss_required from mcp_oauth_states where state_hash = $1',
+        [sha256(started.state)],
+      );
+      assert.deepEqual(rows.rows, [{ issuer: issAs.issuer, iss_required: true }]);
+    });
+  });
+
   describe('with the local Keycloak as authorization server', function () {
     it('links through anonymous dynamic registration, the login and the consent pages', async function () {
       const started = await start(admin, ids.keycloak ?? '');
@@ -588,7 +824,8 @@ describe('MCP OAuth linking (API, PostgreSQL, an SDK authorization server, the l
       );
       assert.equal(url.searchParams.get('code_challenge_method'), 'S256');
       const back = await browse(started, login('admin'));
-      const r = await callback(admin, { state: started.state, code: back.code });
+      assert.equal(back.url.searchParams.get('iss'), keycloak().issuer, 'Keycloak sends iss');
+      const r = await callback(admin, returned(back));
       assert.equal(r.status, 200, r.text);
       const listed = await toolsWithToken(kcUpstream, ids.keycloak ?? '');
       const names = (listed.reply.json() as { tools: { name: string }[] }).tools.map((t) => t.name);

@@ -11,6 +11,8 @@ const CallbackBody = Type.Object(
   {
     state: Type.String({ minLength: 1, maxLength: 512 }),
     code: Type.String({ minLength: 1, maxLength: 4096 }),
+    /** The authorization response's `iss` (RFC 9207), when the return address carried one. */
+    iss: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
   },
   { additionalProperties: false },
 );
@@ -35,10 +37,10 @@ export function mcpOAuthRouter(opts: McpOAuthRouterOptions): Router {
   });
 
   router.post('/credential/oauth/callback', async (req, res) => {
-    const { state, code } = parseCallback(req.body);
+    const { state, code, iss } = parseCallback(req.body);
     const { userId, organizationId } = callerScope(req, res, opts.tenants);
     const serverId = await opts.linking.complete(
-      { state, code, userId, organizationId },
+      { state, code, ...(iss === undefined ? {} : { iss }), userId, organizationId },
       async (id, organization) => (await findInOrganization(opts, organization, id)) !== undefined,
     );
     res.json({ server_id: serverId });

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import { needsReseal, openSecret, sealSecret, type Keyring } from '../crypto/index.js';
 import { OAuthClientStore } from './oauth-client-store.js';
@@ -21,6 +22,34 @@ interface Row {
   created_at: Date;
   updated_at: Date;
   last_used_at: Date | null;
+  version: number;
+  refreshing_until: Date | null;
+}
+
+/** How often a renewal waiting for another replica's lease looks at the row again. */
+const LEASE_POLL_MS = 100;
+
+/** What `CredentialStore.renew` asks of its caller. */
+export interface Renewal {
+  /** Whether this value must be renewed now (false: it is answered as it is). May throw. */
+  due(value: string, kind: CredentialKind): boolean;
+  /**
+   * The renewed value, or undefined to keep the current one. Runs with no database connection
+   * held by the renewal (it may query the database itself).
+   */
+  next(value: string, kind: CredentialKind): Promise<string | undefined>;
+  /** How long the claim on the row lasts: longer than `next` can take. */
+  leaseMs: number;
+  /** How long to wait for a renewal another replica is doing before `RenewalBusyError`. */
+  waitMs: number;
+}
+
+/** Another replica held the renewal lease for longer than the caller would wait. */
+export class RenewalBusyError extends Error {
+  override readonly name = 'RenewalBusyError';
+  constructor() {
+    super('another replica is renewing this credential');
+  }
 }
 
 /** How stale `last_used_at` may get: it is written at most this often. */
@@ -40,6 +69,11 @@ function aad(serverId: string, userId: string): string {
 export class CredentialStore {
   /** The OAuth clients that OAuth credentials name (`client_ref`); their secrets renew tokens. */
   readonly oauthClients: OAuthClientStore;
+  /** Renewals running in this process, by (server, user): callers join the one running. */
+  private readonly renewals = new Map<
+    string,
+    Promise<{ kind: CredentialKind; value: string } | undefined>
+  >();
 
   constructor(
     private readonly db: Knex,
@@ -71,6 +105,9 @@ export class CredentialStore {
         sealed,
         updated_at: this.db.fn.now(),
         last_used_at: null,
+        // A renewal of the previous value running now will not write over this one.
+        version: this.db.raw('mcp_credentials.version + 1'),
+        refreshing_until: null,
       });
   }
 
@@ -156,34 +193,94 @@ export class CredentialStore {
   }
 
   /**
-   * Replaces a credential's value under a row lock, so concurrent renewals of one user's
-   * credential (several replicas, several requests) happen one after the other: `next` sees
-   * the current value (which another renewal may just have written) and answers the value to
-   * store, or undefined to keep it. Answers the credential in force afterwards, or undefined
-   * when none is linked. Whatever `next` throws rolls back and is rethrown. `next` runs while
-   * the transaction holds a pool connection: it must not query the database itself.
+   * Renews a credential's value without holding a database connection (or a row lock) while
+   * `renewal.next` runs, which calls an authorization server that may be slow:
+   *
+   * 1. callers in this process for the same (server, user) share one renewal (one promise);
+   * 2. the renewal reads the row; a value that is not `due` is answered as it is;
+   * 3. it claims the row's lease (`refreshing_until`, one short statement, database clock) on
+   *    the version it read; a lease another replica holds is waited for, polling, at most
+   *    `waitMs` (then `RenewalBusyError`), and its result used when it is no longer due;
+   * 4. `next` computes the new value with no connection held; it answers undefined to keep
+   *    the current one; what it throws is rethrown after the lease is released;
+   * 5. the new value is written only if the row is still the version that was read (a user
+   *    who linked again meanwhile wins), which also ends the lease.
+   *
+   * Answers the credential in force afterwards, or undefined when none is linked.
    */
-  async update(
+  async renew(
     serverId: string,
     userId: string,
-    next: (value: string, kind: CredentialKind) => Promise<string | undefined>,
+    renewal: Renewal,
   ): Promise<{ kind: CredentialKind; value: string } | undefined> {
-    return this.db.transaction(async (trx) => {
-      const row = await trx<Row>('mcp_credentials')
-        .where({ server_id: serverId, user_id: userId })
-        .forUpdate()
-        .first();
-      if (!row) return undefined;
-      const value = openSecret(this.keyring, row.sealed, aad(serverId, userId));
-      const replaced = await next(value, row.kind);
-      if (replaced === undefined) return { kind: row.kind, value };
-      await trx('mcp_credentials')
-        .where({ server_id: serverId, user_id: userId })
-        .update({
-          sealed: sealSecret(this.keyring, replaced, aad(serverId, userId)),
-          updated_at: trx.fn.now(),
-        });
-      return { kind: row.kind, value: replaced };
+    const key = `${serverId}\u0000${userId}`;
+    const running = this.renewals.get(key);
+    if (running) return running;
+    const flight = this.renewOnce(serverId, userId, renewal).finally(() => {
+      this.renewals.delete(key);
     });
+    this.renewals.set(key, flight);
+    return flight;
+  }
+
+  private async renewOnce(
+    serverId: string,
+    userId: string,
+    renewal: Renewal,
+  ): Promise<{ kind: CredentialKind; value: string } | undefined> {
+    const row = { server_id: serverId, user_id: userId };
+    const deadline = Date.now() + renewal.waitMs;
+    for (;;) {
+      const found = (await this.db('mcp_credentials')
+        .select('kind', 'sealed', 'version', this.db.raw('refreshing_until > now() as leased'))
+        .where(row)
+        .first()) as
+        | { kind: CredentialKind; sealed: string; version: number; leased: boolean | null }
+        | undefined;
+      if (!found) return undefined;
+      const value = openSecret(this.keyring, found.sealed, aad(serverId, userId));
+      const current = { kind: found.kind, value };
+      if (!renewal.due(value, found.kind)) return current;
+      if (found.leased === true) {
+        // Another replica is renewing it: its result will be there soon.
+        if (Date.now() >= deadline) throw new RenewalBusyError();
+        await sleep(LEASE_POLL_MS);
+        continue;
+      }
+      const ofVersion = { ...row, version: found.version };
+      const claimed = await this.db('mcp_credentials')
+        .where(ofVersion)
+        .andWhereRaw('(refreshing_until is null or refreshing_until <= now())')
+        .update({
+          refreshing_until: this.db.raw('now() + make_interval(secs => ?)', [
+            renewal.leaseMs / 1000,
+          ]),
+        });
+      // Someone else claimed it or wrote it meanwhile: look again.
+      if (claimed === 0) continue;
+      const release = () =>
+        this.db('mcp_credentials').where(ofVersion).update({ refreshing_until: null });
+      let next: string | undefined;
+      try {
+        next = await renewal.next(value, found.kind);
+      } catch (error) {
+        await release().catch(() => undefined);
+        throw error;
+      }
+      if (next === undefined) {
+        await release();
+        return current;
+      }
+      const written = await this.db('mcp_credentials')
+        .where(ofVersion)
+        .update({
+          sealed: sealSecret(this.keyring, next, aad(serverId, userId)),
+          version: found.version + 1,
+          refreshing_until: null,
+          updated_at: this.db.fn.now(),
+        });
+      if (written === 1) return { kind: found.kind, value: next };
+      // Linked again or removed while renewing: what is there now wins.
+    }
   }
 }

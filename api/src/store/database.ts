@@ -3,6 +3,7 @@ import * as apiKeys from './migrations/0001-api-keys.js';
 import * as mcpCredentials from './migrations/0002-mcp-credentials.js';
 import * as agents from './migrations/0003-agents.js';
 import * as mcpOAuth from './migrations/0004-mcp-oauth.js';
+import * as mcpOAuthHardening from './migrations/0005-mcp-oauth-hardening.js';
 
 /** Migrations in order; listed here (not read from disk) so they work from source and from a build. */
 const MIGRATIONS: { name: string; up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }[] = [
@@ -10,6 +11,7 @@ const MIGRATIONS: { name: string; up(k: Knex): Promise<void>; down(k: Knex): Pro
   mcpCredentials,
   agents,
   mcpOAuth,
+  mcpOAuthHardening,
 ];
 
 const source: Knex.MigrationSource<(typeof MIGRATIONS)[number]> = {

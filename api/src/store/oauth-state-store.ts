@@ -15,6 +15,13 @@ export interface OAuthLinkingState {
   codeVerifier: string;
   /** The RFC 8707 resource indicator sent on authorize. */
   resource: string | null;
+  /**
+   * The issuer of the authorization server the linking was started with: the callback's `iss`
+   * (RFC 9207) must equal it. Null only for a state issued before migration 0005.
+   */
+  issuer: string | null;
+  /** Whether that server advertised `authorization_response_iss_parameter_supported`. */
+  issRequired: boolean;
 }
 
 interface Row {
@@ -25,6 +32,8 @@ interface Row {
   client_ref: string;
   sealed_verifier: string;
   resource: string | null;
+  issuer: string | null;
+  iss_required: boolean;
   created_at: Date;
   expires_at: Date;
 }
@@ -53,6 +62,8 @@ export class OAuthStateStore {
       client_ref: state.clientRef,
       sealed_verifier: sealSecret(this.keyring, state.codeVerifier, aad(stateHash)),
       resource: state.resource,
+      issuer: state.issuer,
+      iss_required: state.issRequired,
       expires_at: this.db.raw(`now() + interval '${OAUTH_STATE_TTL_SECONDS} seconds'`),
     });
   }
@@ -83,6 +94,8 @@ export class OAuthStateStore {
       clientRef: row.client_ref,
       codeVerifier: openSecret(this.keyring, row.sealed_verifier, aad(stateHash)),
       resource: row.resource,
+      issuer: row.issuer,
+      issRequired: row.iss_required,
     };
   }
 }

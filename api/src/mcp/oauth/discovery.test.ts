@@ -57,8 +57,18 @@ describe('discoverAuthorization', () => {
       scope: 'files:read',
       issuer: AS,
       metadata: AS_METADATA,
+      issParameterSupported: false,
     });
     assert.deepEqual(w.asked, ['https://mcp.example/prm', AS_WELL_KNOWN]);
+  });
+
+  it('says the callback must carry iss when the server advertises authorization_response_iss_parameter_supported', async () => {
+    const w = web({
+      [PRM_URL]: PRM,
+      [AS_WELL_KNOWN]: { ...AS_METADATA, authorization_response_iss_parameter_supported: true },
+    });
+    const found = await discoverAuthorization(options(w.fetch), {});
+    assert.equal(found?.issParameterSupported, true);
   });
 
   it('finds the metadata at the well-known URI and asks for every scope it lists', async () => {
@@ -131,6 +141,18 @@ describe('discoverAuthorization', () => {
     [
       'metadata naming another issuer',
       { [PRM_URL]: PRM, [AS_WELL_KNOWN]: { ...AS_METADATA, issuer: 'https://evil.example' } },
+      {},
+      /another issuer/,
+    ],
+    [
+      'metadata whose issuer differs from the one asked by a trailing slash on its path',
+      {
+        [PRM_URL]: { ...PRM, authorization_servers: [`${AS}/tenant`] },
+        [`${AS}/.well-known/oauth-authorization-server/tenant`]: {
+          ...AS_METADATA,
+          issuer: `${AS}/tenant/`,
+        },
+      },
       {},
       /another issuer/,
     ],

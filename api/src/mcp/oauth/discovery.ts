@@ -41,6 +41,8 @@ export interface UpstreamAuthorization {
   scope: string | undefined;
   issuer: string;
   metadata: AuthorizationServerMetadata;
+  /** `authorization_response_iss_parameter_supported` (RFC 9207): the callback must carry `iss`. */
+  issParameterSupported: boolean;
 }
 
 const INITIALIZE = {
@@ -105,9 +107,19 @@ async function resourceMetadata(
   }
 }
 
+/**
+ * RFC 8414 §3.3: the metadata's `issuer` must be identical to the issuer it was fetched for,
+ * or the endpoints it lists belong to another server (a mix-up). Compared as URLs, so only
+ * what a URL parser treats as the same address (`https://as.example` and
+ * `https://as.example/`) passes; a path with and without a trailing slash differ.
+ */
 function issuersMatch(a: string, b: string): boolean {
-  const strip = (s: string) => s.replace(/\/$/, '');
-  return strip(a) === strip(b);
+  if (a === b) return true;
+  try {
+    return new URL(a).href === new URL(b).href;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -162,5 +174,7 @@ export async function discoverAuthorization(
     scope: (challenge.scope ?? prm.scopes_supported?.join(' ')) || undefined,
     issuer: metadata.issuer,
     metadata,
+    issParameterSupported:
+      (metadata as Record<string, unknown>).authorization_response_iss_parameter_supported === true,
   };
 }

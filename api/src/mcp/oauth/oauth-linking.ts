@@ -142,6 +142,8 @@ export class McpOAuthLinking {
       clientRef: client.id,
       codeVerifier,
       resource: authorization.resource,
+      issuer: authorization.issuer,
+      issRequired: authorization.issParameterSupported,
     });
     return { authorize_url: authorizationUrl.href, state };
   }
@@ -151,9 +153,15 @@ export class McpOAuthLinking {
    * exchanges the code with the PKCE verifier and the resource, and stores the token set as
    * the caller's OAuth credential. `serverExists` says whether the caller may still use the
    * server. Answers the server id.
+   *
+   * Mix-up defence (RFC 9207): the state is bound to the issuer linking started with, and the
+   * registration used; an `iss` in the authorization response must equal that issuer, and it
+   * must be there when the server advertised `authorization_response_iss_parameter_supported`.
+   * Either failure is 400 mcp_oauth_state_invalid (the state is spent; start again), and the
+   * code is never sent anywhere.
    */
   async complete(
-    input: Caller & { state: string; code: string },
+    input: Caller & { state: string; code: string; iss?: string },
     serverExists: (serverId: string, organizationId: string) => Promise<boolean>,
   ): Promise<string> {
     const linking = await this.opts.states.consume(hashStateToken(input.state), input);
@@ -172,6 +180,25 @@ export class McpOAuthLinking {
       throw oauthUpstreamError(
         'code exchange',
         new OAuthSetupError('the client registration is gone; start linking again'),
+      );
+    }
+    const issuer = linking.issuer ?? client.issuer;
+    const issProblem =
+      client.issuer !== issuer
+        ? 'the registration is of another authorization server'
+        : input.iss !== undefined && input.iss !== issuer
+          ? 'the authorization response names another issuer (iss)'
+          : input.iss === undefined && linking.issRequired
+            ? 'the authorization response carries no iss, which its server promised'
+            : undefined;
+    if (issProblem !== undefined) {
+      this.opts.logger.info(
+        { server: serverId, step: 'code exchange', reason: issProblem },
+        'OAuth linking with an upstream MCP server failed',
+      );
+      throw new ApiError(
+        'mcp_oauth_state_invalid',
+        `the OAuth response does not belong to the authorization server linking was started with (${issProblem}); start linking again`,
       );
     }
     const secrets = [input.code, linking.codeVerifier, client.clientSecret];

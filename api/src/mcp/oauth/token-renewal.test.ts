@@ -97,6 +97,16 @@ describe('renewTokenSet', () => {
     assert.equal(next.client_ref, CLIENT.id);
   });
 
+  it('renews with a one-year expiry when the answer says expires_in 1e300 (no RangeError)', async () => {
+    const as = fakeAuthorizationServer(() =>
+      json(200, { access_token: 'new-at', token_type: 'Bearer', expires_in: 1e300 }),
+    );
+    const next = await renewTokenSet({ set: SET, client: CLIENT, fetch: as.fetch, now: NOW });
+    assert.equal(next.access_token, 'new-at');
+    assert.equal(next.expires_at, '2027-03-01T12:00:00.000Z');
+    assert.equal(next.refresh_token, 'rt-1', 'the refresh token it had is kept');
+  });
+
   for (const code of ['invalid_grant', 'invalid_client', 'unauthorized_client']) {
     it(`answers 403 mcp_credential_expired when the authorization server answers ${code}`, async () => {
       const as = fakeAuthorizationServer(() => json(400, { error: code }));

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import {
+  MAX_TOKEN_LIFETIME_SECONDS,
   needsRenewal,
   parseTokenSet,
   RENEWAL_MARGIN_MS,
@@ -53,6 +54,36 @@ describe('tokenSetFrom', () => {
 
   it('records no expiry when the authorization server gives none', () => {
     assert.equal(set().expires_at, null);
+  });
+
+  const lifetimes: [string, number, string][] = [
+    ['1e300 (no Date can hold it) as one year', 1e300, '2027-03-01T12:00:00.000Z'],
+    ['Infinity as one year', Infinity, '2027-03-01T12:00:00.000Z'],
+    [
+      'a lifetime just past a year as one year',
+      MAX_TOKEN_LIFETIME_SECONDS + 1,
+      '2027-03-01T12:00:00.000Z',
+    ],
+    ['a negative lifetime as expired now', -60, '2026-03-01T12:00:00.000Z'],
+  ];
+  for (const [name, expiresIn, expected] of lifetimes) {
+    it(`records an expires_in of ${name}`, () => {
+      const s = tokenSetFrom(
+        { access_token: 'at', token_type: 'Bearer', expires_in: expiresIn },
+        origin,
+        NOW,
+      );
+      assert.equal(s.expires_at, expected);
+    });
+  }
+
+  it('records no expiry for an expires_in that is not a number', () => {
+    const s = tokenSetFrom(
+      { access_token: 'at', token_type: 'Bearer', expires_in: NaN },
+      origin,
+      NOW,
+    );
+    assert.equal(s.expires_at, null);
   });
 
   it('keeps the previous refresh token and scope when a refresh answer omits them', () => {

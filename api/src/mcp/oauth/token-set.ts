@@ -31,6 +31,20 @@ export type OAuthTokenSet = Static<typeof TokenSetSchema>;
 /** A token is renewed when it expires within this margin (or has expired). */
 export const RENEWAL_MARGIN_MS = 30_000;
 
+/**
+ * The longest access token lifetime we record: one year. A larger `expires_in` (the SDK
+ * accepts any number, `1e300` included, which no `Date` can hold) counts as one year; a
+ * negative one as already expired. Past a year the token is renewed, which costs one refresh.
+ */
+export const MAX_TOKEN_LIFETIME_SECONDS = 365 * 24 * 3600;
+
+/** When a token given `expires_in` at `now` expires: ISO 8601, or null when it gave none. */
+function expiryOf(expiresIn: number | undefined, now: Date): string | null {
+  if (expiresIn === undefined || Number.isNaN(expiresIn)) return null;
+  const seconds = Math.min(Math.max(expiresIn, 0), MAX_TOKEN_LIFETIME_SECONDS);
+  return new Date(now.getTime() + seconds * 1000).toISOString();
+}
+
 /** Where tokens came from: the client, authorization server and resource they are bound to. */
 export interface TokenOrigin {
   issuer: string;
@@ -42,7 +56,9 @@ export interface TokenOrigin {
 
 /**
  * The token set to store for a token response received at `now`. A refresh response that
- * omits the refresh token or the scope keeps the previous one (RFC 6749 §6).
+ * omits the refresh token or the scope keeps the previous one (RFC 6749 §6: the server may
+ * keep the old refresh token valid; dropping it would lose the credential). `expires_in` is
+ * clamped to [0, `MAX_TOKEN_LIFETIME_SECONDS`].
  */
 export function tokenSetFrom(
   tokens: OAuthTokens,
@@ -50,15 +66,11 @@ export function tokenSetFrom(
   now: Date,
   previous?: OAuthTokenSet,
 ): OAuthTokenSet {
-  const expiresIn = tokens.expires_in;
   return {
     v: 1,
     access_token: tokens.access_token,
     refresh_token: tokens.refresh_token || (previous?.refresh_token ?? null),
-    expires_at:
-      expiresIn !== undefined && Number.isFinite(expiresIn)
-        ? new Date(now.getTime() + expiresIn * 1000).toISOString()
-        : null,
+    expires_at: expiryOf(tokens.expires_in, now),
     issuer: origin.issuer,
     token_endpoint: origin.tokenEndpoint,
     client_ref: origin.clientRef,
