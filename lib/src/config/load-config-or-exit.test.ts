@@ -30,7 +30,9 @@ describe('loadConfigOrExit', () => {
         }),
       /^Error: exit 2$/,
     );
-    assert.deepEqual(printed, ['invalid configuration:\n  A is required\n  B must be an integer\n']);
+    assert.deepEqual(printed, [
+      'invalid configuration:\n  A is required\n  B must be an integer\n',
+    ]);
   });
 
   it('throws any other error on, without exiting', () => {

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { DatabaseProvisioner } from '../../providers/database/index.js';
 import type { OrganizationProvider } from '../../providers/identity/index.js';
 import type { EventRecorder } from '../../runtime/index.js';
+import type { NetworkPolicyDeps } from './ensure-network-policies.js';
 
 /** Test fault injection: SIGKILL the process right after this stage's side effect. */
 export type CrashPoint = 'Namespace' | 'Identity' | 'Database';
@@ -23,6 +24,8 @@ export interface TenantControllerDeps {
   /** Pause between finding an organization gone and recreating it (the Degraded window). */
   repairDelayMs: number;
   crashAfter?: { stage: CrashPoint; slug?: string };
+  /** Tenant network isolation (docs/adr/0014); absent in unit tests of other steps. */
+  networkPolicies?: NetworkPolicyDeps;
 }
 
 export const FINALIZER = 'aiplane.io/tenant-cleanup';

@@ -22,4 +22,11 @@ export const TENANT_LIFECYCLE_RULES: readonly PolicyRule[] = [
     resources: ['secrets'],
     verbs: ['get', 'create', 'update', 'patch', 'delete'],
   },
+  // Tenant network isolation (docs/adr/0014): the ingress and egress policies of each tenant
+  // namespace, watched so a deleted or edited one is repaired (server-side apply: create+patch).
+  {
+    apiGroups: ['networking.k8s.io'],
+    resources: ['networkpolicies'],
+    verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+  },
 ];

@@ -5,6 +5,7 @@ import { type CrashPoint, FINALIZER, type TenantControllerDeps } from './deps.js
 import { finalizeTenant, setFinalizer } from './finalize.js';
 import { planEvents, planStatus, type StepState } from './plan.js';
 import { writeStatus } from './status.js';
+import { ensureNetworkPolicies } from './ensure-network-policies.js';
 import { ensureDatabase, ensureNamespace, ensureOrganization } from './steps.js';
 
 /** A step failed; its condition is written; retry with the queue's backoff. */
@@ -38,7 +39,12 @@ export async function reconcileTenant(
     return; // the update comes back through the watch
   }
 
-  const namespace = await ensureNamespace(d, tl);
+  // The namespace counts as ready once its NetworkPolicies are in place too (docs/adr/0014).
+  const namespace = await ensureNetworkPolicies(
+    d.networkPolicies,
+    tl,
+    await ensureNamespace(d, tl),
+  );
   crashPoint(d, tl, 'Namespace');
   const identity =
     namespace.state === 'ready'
