@@ -51,6 +51,7 @@ describe('chart ClusterRoles', () => {
             'aiplane.io tenantlifecycles/status: get,patch,update',
             'apps deployments: create,get,list,patch,update,watch',
             'events.k8s.io events: create,patch',
+            'networking.k8s.io networkpolicies: create,delete,get,list,patch,watch',
             'rbac.authorization.k8s.io clusterroles[<release>-api-tenant,<release>-operator-tenant]: bind',
             'rbac.authorization.k8s.io rolebindings: create,delete,get,update',
           ],

@@ -1,5 +1,9 @@
 import { hostname } from 'node:os';
 import { ConfigError } from '@aiplane/lib';
+import {
+  type NetworkIsolationConfig,
+  readNetworkIsolationConfig,
+} from './network-policy-config.js';
 
 /** The operator's configuration: read from the environment once, validated, frozen. */
 export interface OperatorConfig {
@@ -51,6 +55,8 @@ export interface OperatorConfig {
      * nothing is bound (RBAC managed outside the chart, or a local run as cluster admin).
      */
     readonly roleBindings: readonly TenantRoleBinding[];
+    /** The NetworkPolicies written in every tenant namespace (docs/adr/0014). */
+    readonly networkIsolation: NetworkIsolationConfig;
     /** Fault injection for crash tests only: SIGKILL right after this stage (of this tenant). */
     readonly crashAfter?: {
       readonly stage: 'Namespace' | 'Identity' | 'Database';
@@ -199,6 +205,11 @@ function readTenantConfig(r: Reader, env: NodeJS.ProcessEnv): OperatorConfig['te
     ...(database ? { database: Object.freeze(database) } : {}),
     healthCheckMs: r.int('AIPLANE_OPERATOR_HEALTH_CHECK_SECONDS', 60, 1, 86_400) * 1000,
     repairDelayMs: r.int('AIPLANE_OPERATOR_REPAIR_DELAY_SECONDS', 10, 0, 3600) * 1000,
+    networkIsolation: readNetworkIsolationConfig(
+      env,
+      r.string('POD_NAMESPACE', 'default'),
+      r.problems,
+    ),
     ...(stage
       ? {
           crashAfter: {

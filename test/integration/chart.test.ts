@@ -177,6 +177,42 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
           serviceAccount: { namespace: NAMESPACE, name: 'aiplane-operator' },
         },
       ]);
+      const isolation = operatorConfig.tenants.networkIsolation;
+      assert.equal(isolation.enabled, true);
+      if (label === 'default') {
+        // This release's pods (API, gateway, operator: release "aiplane") in its namespace.
+        assert.deepEqual(isolation.ingressFrom, {
+          namespaceLabels: { 'kubernetes.io/metadata.name': NAMESPACE },
+          podLabels: {
+            'app.kubernetes.io/instance': 'aiplane',
+            'app.kubernetes.io/name': 'aiplane',
+          },
+        });
+        assert.deepEqual(isolation.dns.podLabels, { 'k8s-app': 'kube-dns' });
+        assert.deepEqual(isolation.clusterCidrs, [
+          '10.0.0.0/8',
+          '172.16.0.0/12',
+          '192.168.0.0/16',
+          '100.64.0.0/10',
+          'fc00::/7',
+        ]);
+        assert.deepEqual(isolation.extraEgressCidrs, []);
+      } else {
+        assert.deepEqual(isolation.ingressFrom, {
+          namespaceLabels: { team: 'platform' },
+          podLabels: { 'app.kubernetes.io/part-of': 'aiplane' },
+        });
+        assert.deepEqual(isolation.dns, {
+          namespaceLabels: { 'kubernetes.io/metadata.name': 'dns' },
+          podLabels: { 'k8s-app': 'coredns' },
+        });
+        assert.deepEqual(isolation.clusterCidrs, [
+          '10.244.0.0/16',
+          '10.96.0.0/12',
+          'fd00:10:96::/108',
+        ]);
+        assert.deepEqual(isolation.extraEgressCidrs, ['169.254.20.10/32']);
+      }
       if (label === 'default') {
         assert.equal(apiConfig.oidc.issuer, 'http://keycloak:8080/realms/aiplane');
         assert.equal(apiConfig.mcp.gatewayPublicUrl, null);

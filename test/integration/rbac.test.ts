@@ -188,6 +188,10 @@ describe('RBAC declared next to the code (the chart installed with Helm, real ap
       },
       false,
     ],
+    // Tenant network isolation (docs/adr/0014): server-side apply creates and patches.
+    ['operator', { verb: 'patch', group: 'networking.k8s.io', resource: 'networkpolicies' }, true],
+    ['operator', { verb: 'create', group: 'networking.k8s.io', resource: 'networkpolicies' }, true],
+    ['api', { verb: 'delete', group: 'networking.k8s.io', resource: 'networkpolicies' }, false],
     [
       'api',
       { verb: 'create', group: 'aiplane.io', resource: 'tenantlifecycles', namespace: '' },

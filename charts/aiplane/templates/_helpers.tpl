@@ -221,3 +221,10 @@ spec:
   template:
     {{- include "aiplane.podTemplate" . | nindent 4 }}
 {{- end }}
+
+{{/* A label map as `k=v,k=v` (sorted), the form the operator's *_LABELS variables take. */}}
+{{- define "aiplane.labelList" -}}
+{{- $pairs := list -}}
+{{- range $k, $v := . }}{{ $pairs = append $pairs (printf "%s=%s" $k $v) }}{{ end -}}
+{{- join "," $pairs -}}
+{{- end }}

@@ -13,11 +13,13 @@ import {
   MCP_PORT,
   NAMESPACE,
   RELEASE,
+  SERVICES,
   type E2eConfig,
 } from '../config.js';
 import { dumpDiagnostics } from '../diagnostics.js';
 import { connectThroughGateway } from '../gateway-client.js';
 import { log } from '../log.js';
+import { isolationBreaches, probePod, runProbePod, type ProbeTarget } from '../network-probe.js';
 import { observeTenant, tenantDatabaseName } from '../observe-tenant.js';
 import { installPlatform, REALM, stopPortForwards, type Platform } from '../platform.js';
 import { secrets } from '../redact.js';
@@ -318,6 +320,65 @@ describe('aiplane on kind: a tenant, a managed MCP server behind the gateway, a 
       await session.close();
     }
     log('add, echo and credential_fingerprint answered through the gateway');
+  });
+
+  it('isolates tenants: a pod of another tenant reaches neither the API nor this tenant’s MCP server, though names resolve', async function () {
+    this.timeout(15 * MINUTE);
+    // A second tenant, whose namespace holds the probe (docs/adr/0014). The gateway reaching the
+    // first tenant's server (the test before) is the positive control of the ingress policy.
+    const other = `e2e-np-${randomBytes(3).toString('hex')}`;
+    const created = await p.api.call('POST', '/v1/admin/tenants', await admin(), {
+      slug: other,
+      identity: { enabled: true },
+    });
+    assert.equal(created.status, 202, describeReply('POST', '/v1/admin/tenants', created));
+    const id = created.json<TenantRecord>().id;
+    const path = `/v1/admin/tenants/${id}`;
+    try {
+      await poll(async () => (await p.api.call('GET', path, await admin())).json<TenantRecord>(), {
+        what: `tenant ${other} to be Ready`,
+        until: (r) => r.phase === 'Ready',
+        timeoutMs: 6 * MINUTE,
+        describe: (r) => `phase ${r.phase}, conditions ${JSON.stringify(r.conditions)}`,
+      });
+      const targets: ProbeTarget[] = [
+        {
+          name: 'the API',
+          host: `${SERVICES.api.name}.${NAMESPACE}.svc.cluster.local`,
+          port: SERVICES.api.port,
+        },
+        {
+          name: 'PostgreSQL',
+          host: `${SERVICES.postgres.name}.${NAMESPACE}.svc.cluster.local`,
+          port: SERVICES.postgres.port,
+        },
+        {
+          name: 'the first tenant’s MCP server',
+          host: `${serverName}.${namespace}.svc.cluster.local`,
+          port: MCP_PORT,
+        },
+      ];
+      const results = await runProbePod(
+        p.cluster.kc,
+        probePod({
+          name: 'network-probe',
+          namespace: tenantNamespace(other),
+          image: MCP_IMAGE,
+          targets,
+          timeoutMs: 10_000,
+        }),
+        3 * MINUTE,
+      );
+      log(`network probe from ${tenantNamespace(other)}: ${JSON.stringify(results)}`);
+      assert.deepEqual(isolationBreaches(results, targets), []);
+    } finally {
+      await p.api.call('DELETE', path, await admin());
+      await poll(async () => (await p.api.call('GET', path, await admin())).status, {
+        what: `tenant ${other} to be gone`,
+        until: (status) => status === 404,
+        timeoutMs: 8 * MINUTE,
+      });
+    }
   });
 
   it('deletes the tenant and leaves nothing behind: record, TenantLifecycle, namespace, McpServer, organization, database and role', async function () {

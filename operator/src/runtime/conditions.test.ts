@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import {
+  capMessage,
   type Condition,
   conditionsEqual,
   findCondition,
@@ -119,6 +120,41 @@ describe('setCondition', () => {
     );
     assert.notEqual(next, current);
     assert.equal(conditionsEqual(current, next), true);
+  });
+});
+
+describe('condition messages', () => {
+  const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+  const cases: { name: string; message: string; kept: number }[] = [
+    { name: 'a short message', message: 'ready', kept: 5 },
+    { name: 'exactly 1024 bytes', message: 'a'.repeat(1024), kept: 1024 },
+    { name: 'ASCII past 1024 bytes', message: 'a'.repeat(10_240), kept: 1021 },
+    // 'é' is 2 bytes: 510 of them (1020 bytes) fit before the 3-byte ellipsis, 511 do not.
+    { name: 'two-byte characters', message: 'é'.repeat(5_000), kept: 510 },
+    // '😀' is 4 bytes (a surrogate pair): never cut in half.
+    { name: 'four-byte characters', message: `x${'😀'.repeat(1_000)}`, kept: 256 },
+  ];
+  for (const c of cases) {
+    it(`keeps ${c.name} within 1024 bytes, cut on a character boundary with an ellipsis`, () => {
+      const [condition] = setCondition(
+        [],
+        { type: 'Ready', status: 'False', reason: 'R', message: c.message },
+        1,
+        T0,
+      );
+      const message = condition?.message ?? '';
+      assert.ok(bytes(message) <= 1024, `${bytes(message)} bytes`);
+      const cut = bytes(c.message) > 1024;
+      assert.equal(message.endsWith('…'), cut);
+      const kept = cut ? message.slice(0, -1) : message;
+      assert.equal([...kept].length, c.kept);
+      assert.ok(c.message.startsWith(kept), 'a prefix of the original');
+      assert.doesNotMatch(kept, /[\uD800-\uDFFF]$/u, 'no half of a surrogate pair');
+    });
+  }
+
+  it('caps to another budget when asked', () => {
+    assert.equal(capMessage('abcdefgh', 6), 'abc…');
   });
 });
 

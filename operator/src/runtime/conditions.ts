@@ -22,6 +22,29 @@ export interface ConditionInput {
   message: string;
 }
 
+/** The most a condition message holds (UTF-8 bytes); a peer's words can be longer. */
+export const MAX_CONDITION_MESSAGE_BYTES = 1024;
+
+const ELLIPSIS = '…';
+
+/**
+ * `message` cut to at most `maxBytes` UTF-8 bytes on a character (code point) boundary, ending
+ * with an ellipsis when cut.
+ */
+export function capMessage(message: string, maxBytes = MAX_CONDITION_MESSAGE_BYTES): string {
+  if (Buffer.byteLength(message, 'utf8') <= maxBytes) return message;
+  const budget = maxBytes - Buffer.byteLength(ELLIPSIS, 'utf8');
+  let out = '';
+  let bytes = 0;
+  for (const ch of message) {
+    const size = Buffer.byteLength(ch, 'utf8');
+    if (bytes + size > budget) break;
+    out += ch;
+    bytes += size;
+  }
+  return out + ELLIPSIS;
+}
+
 /** `metav1.Time` precision: whole seconds, UTC, `Z` suffix. */
 export function formatConditionTime(now: Date): string {
   return now.toISOString().replace(/\.\d+Z$/, 'Z');
@@ -30,7 +53,8 @@ export function formatConditionTime(now: Date): string {
 /**
  * Returns a new array with `input` applied: an existing condition of the same type keeps its
  * position and its `lastTransitionTime` unless its status changes; a new type is appended.
- * Every written condition carries `observedGeneration` (when given). The input is not mutated.
+ * Every written condition carries `observedGeneration` (when given), and a message of at most
+ * {@link MAX_CONDITION_MESSAGE_BYTES}. The input is not mutated.
  */
 export function setCondition(
   conditions: readonly Condition[] | undefined,
@@ -48,7 +72,7 @@ export function setCondition(
     type: input.type,
     status: input.status,
     reason: input.reason,
-    message: input.message,
+    message: capMessage(input.message),
     lastTransitionTime,
     ...(observedGeneration === undefined ? {} : { observedGeneration }),
   };

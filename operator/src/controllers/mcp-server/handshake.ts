@@ -23,6 +23,7 @@ const CLIENT_INFO = { name: 'aiplane-operator', version: '0.1.0' };
 function reason(err: unknown): string {
   const e = err as { code?: unknown; name?: unknown; cause?: { code?: unknown } } | null;
   const code = e?.cause?.code ?? e?.code;
+  if (typeof code === 'number' && code >= 300 && code < 400) return redirected(code);
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'ECONNRESET') return 'connection reset';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the address does not resolve';
@@ -32,9 +33,18 @@ function reason(err: unknown): string {
   return 'the answer is not MCP';
 }
 
+const redirected = (status: number) =>
+  `it answered with a redirect (HTTP ${status}), which the operator does not follow`;
+
+/**
+ * Every request of a handshake: a redirect is answered as it is, never followed (it could lead
+ * anywhere, the cloud metadata address included), and so fails the handshake.
+ */
+const noRedirects: typeof fetch = (input, init) => fetch(input, { ...init, redirect: 'manual' });
+
 /** A 401 carrying `WWW-Authenticate: Bearer …`: an MCP server that wants a user's token. */
 async function asksForBearer(url: string, signal: AbortSignal): Promise<boolean> {
-  const res = await fetch(url, {
+  const res = await noRedirects(url, {
     method: 'POST',
     signal,
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -49,7 +59,7 @@ async function asksForBearer(url: string, signal: AbortSignal): Promise<boolean>
  * revision requires. Answers the server's identity, or why it failed.
  */
 async function discover(url: string, signal: AbortSignal): Promise<HandshakeResult> {
-  const res = await fetch(url, {
+  const res = await noRedirects(url, {
     method: 'POST',
     signal,
     headers: {
@@ -60,6 +70,10 @@ async function discover(url: string, signal: AbortSignal): Promise<HandshakeResu
     },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: {} }),
   });
+  if (res.status >= 300 && res.status < 400) {
+    await res.body?.cancel();
+    return { ok: false, message: redirected(res.status) };
+  }
   if (!res.ok) return { ok: false, message: `server/discover answered HTTP ${res.status}` };
   const body = (await res.json().catch(() => undefined)) as
     | { result?: { serverInfo?: { name?: string; version?: string }; protocolVersions?: string[] } }
@@ -78,7 +92,7 @@ async function discover(url: string, signal: AbortSignal): Promise<HandshakeResu
  * Completes an MCP handshake with the official SDK client: `initialize` (revisions
  * 2025-03-26 … 2025-11-25), ending the session afterwards; when the server refuses initialize
  * the way a 2026-07-28-only server does (HTTP 400/404/405 or JSON-RPC "method not found"),
- * `server/discover` is tried. Never throws.
+ * `server/discover` is tried. Redirects are not followed (a handshake failure). Never throws.
  */
 export function sdkHandshake(opts: { timeoutMs: number }): Handshake {
   return async (url, outer) => {
@@ -86,7 +100,7 @@ export function sdkHandshake(opts: { timeoutMs: number }): Handshake {
     const signal = outer ? AbortSignal.any([deadline, outer]) : deadline;
     const transport = new StreamableHTTPClientTransport(new URL(url), {
       fetch: (input, init) =>
-        fetch(input, {
+        noRedirects(input, {
           ...init,
           signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal,
         }),

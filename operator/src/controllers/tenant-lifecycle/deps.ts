@@ -5,6 +5,7 @@ import type { TenantRoleBinding } from '../../config.js';
 import type { DatabaseProvisioner } from '../../providers/database/index.js';
 import type { OrganizationProvider } from '../../providers/identity/index.js';
 import type { EventRecorder } from '../../runtime/index.js';
+import type { NetworkPolicyDeps } from './ensure-network-policies.js';
 
 /** Test fault injection: SIGKILL the process right after this stage's side effect. */
 export type CrashPoint = 'Namespace' | 'Identity' | 'Database';
@@ -26,6 +27,8 @@ export interface TenantControllerDeps {
   crashAfter?: { stage: CrashPoint; slug?: string };
   /** ClusterRoles bound to ServiceAccounts in every tenant namespace (access.ts). */
   roleBindings: readonly TenantRoleBinding[];
+  /** Tenant network isolation (docs/adr/0014); absent in unit tests of other steps. */
+  networkPolicies?: NetworkPolicyDeps;
 }
 
 export const FINALIZER = 'aiplane.io/tenant-cleanup';

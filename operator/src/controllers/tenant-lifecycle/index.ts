@@ -12,6 +12,7 @@ import { KeycloakOrganizations } from '../../providers/identity/index.js';
 import { Controller, ownerKeys } from '../../runtime/index.js';
 import type { DatabaseProvisioner } from '../../providers/database/index.js';
 import { MANAGED_BY, type TenantControllerDeps } from './deps.js';
+import type { NetworkPolicy } from './network-policies.js';
 import { reconcileTenant } from './reconcile.js';
 
 /** The TenantLifecycle controller; `databases` is built by the caller (it owns a pool). */
@@ -21,6 +22,16 @@ export function tenantLifecycleController(
 ): Controller<TenantLifecycle> {
   const { kc, config, logger, registry, events } = deps;
   const t = config.tenants;
+  // Our NetworkPolicies in tenant namespaces: a deleted or edited one wakes its tenant up.
+  const policies = new ResilientInformer<NetworkPolicy>({
+    kc,
+    path: '/apis/networking.k8s.io/v1/networkpolicies',
+    labelSelector: Object.entries(MANAGED_BY)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(','),
+    resource: 'networkpolicies',
+    logger,
+  });
   const d: TenantControllerDeps = {
     kc,
     core: kc.makeApiClient(CoreV1Api),
@@ -33,6 +44,11 @@ export function tenantLifecycleController(
     repairDelayMs: t.repairDelayMs,
     roleBindings: t.roleBindings,
     ...(t.crashAfter ? { crashAfter: t.crashAfter } : {}),
+    networkPolicies: {
+      kc,
+      config: t.networkIsolation,
+      cached: (namespace, name) => policies.get(`${namespace}/${name}`),
+    },
   };
   const primary = new ResilientInformer<TenantLifecycle>({
     kc,
@@ -55,6 +71,10 @@ export function tenantLifecycleController(
     watches: [
       {
         informer: namespaces,
+        toKeys: ownerKeys({ group: GROUP, kind: TENANT_LIFECYCLE_KIND, namespaced: false }),
+      },
+      {
+        informer: policies,
         toKeys: ownerKeys({ group: GROUP, kind: TENANT_LIFECYCLE_KIND, namespaced: false }),
       },
     ],

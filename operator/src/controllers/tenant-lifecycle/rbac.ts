@@ -38,6 +38,13 @@ export const TENANT_LIFECYCLE_RULES: readonly PolicyRule[] = [
     verbs: ['bind'],
     resourceNames: TENANT_CLUSTER_ROLES,
   },
+  // Tenant network isolation (docs/adr/0014): the ingress and egress policies of each tenant
+  // namespace, watched so a deleted or edited one is repaired (server-side apply: create+patch).
+  {
+    apiGroups: ['networking.k8s.io'],
+    resources: ['networkpolicies'],
+    verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+  },
 ];
 
 /** Inside a tenant namespace only (bound there by access.ts, so not cluster-wide). */

@@ -6,6 +6,7 @@ import { ensureTenantAccess } from './access.js';
 import { finalizeTenant, setFinalizer } from './finalize.js';
 import { planEvents, planStatus, type StepState } from './plan.js';
 import { writeStatus } from './status.js';
+import { ensureNetworkPolicies } from './ensure-network-policies.js';
 import { ensureDatabase, ensureNamespace, ensureOrganization } from './steps.js';
 
 /** A step failed; its condition is written; retry with the queue's backoff. */
@@ -39,8 +40,13 @@ export async function reconcileTenant(
     return; // the update comes back through the watch
   }
 
-  // The namespace is ready once the API (and the operator) may work in it: access.ts.
-  const namespace = await ensureTenantAccess(d, tl, await ensureNamespace(d, tl));
+  // The namespace is ready once the API (and the operator) may work in it (access.ts) and its
+  // NetworkPolicies are in place (docs/adr/0014).
+  const namespace = await ensureNetworkPolicies(
+    d.networkPolicies,
+    tl,
+    await ensureTenantAccess(d, tl, await ensureNamespace(d, tl)),
+  );
   crashPoint(d, tl, 'Namespace');
   const identity =
     namespace.state === 'ready'
