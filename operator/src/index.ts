@@ -2,3 +2,4 @@ export { ConfigError, loadOperatorConfig, type OperatorConfig } from './config.j
 export { type ControllerFactory, type OperatorDeps, startOperator } from './operator.js';
 export { allControllers } from './controllers/index.js';
 export { OPERATOR_NAMESPACE_RULES, OPERATOR_RULES } from './rbac.js';
+export { KeycloakOrganizations } from './providers/identity/index.js';
