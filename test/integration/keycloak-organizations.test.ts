@@ -22,6 +22,8 @@ describe('Keycloak organizations as the operator finds them (real Keycloak, 150 
     realm: kc().realm,
     clientId: kc().clients.operator.clientId,
     clientSecret: kc().clients.operator.clientSecret,
+    // Two cores shared by many suites: Keycloak may answer slowly, which is not under test.
+    timeoutMs: 30_000,
   });
   let admin: KeycloakAdminClient;
   let organizations: KeycloakOrganizations;
@@ -48,6 +50,7 @@ describe('Keycloak organizations as the operator finds them (real Keycloak, 150 
   before(async function () {
     admin = new KeycloakAdminClient(client());
     organizations = new KeycloakOrganizations(client());
+    await admin.get('/organizations?max=1'); // one token first, shared by the parallel requests
     // In order of creation: the others first, the target last.
     await inParallel(others, 8, createOrganization);
     await createOrganization(target);
