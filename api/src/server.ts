@@ -8,6 +8,7 @@ import { organizationNamespace } from './mcp/organization-namespace.js';
 import { McpServerCleanup } from './mcp/server-cleanup.js';
 import { McpServerStore } from './mcp/server-store.js';
 import { AgentStore } from './store/agent-store.js';
+import { OrganizationRows } from './store/organization-rows.js';
 import { OAuthStateStore } from './store/oauth-state-store.js';
 import { attachWebSockets, createApp } from './app.js';
 import type { ApiConfig } from './config.js';
@@ -45,6 +46,7 @@ export async function startApi(
     tenants,
     credentials,
     agents,
+    organizations: new OrganizationRows(db),
     logger,
     graceSeconds: opts.mcpOrphanGraceSeconds,
   });

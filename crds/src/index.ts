@@ -39,6 +39,7 @@ export {
   McpServerSpecSchema,
   McpServerStatusSchema,
   mcpServerPath,
+  ORGANIZATION_LABEL,
   type McpRuntime,
   type McpServer,
   type McpServerSpec,

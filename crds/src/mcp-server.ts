@@ -13,6 +13,11 @@ import {
 
 export const MCP_SERVER_KIND = 'McpServer';
 export const MCP_SERVER_PLURAL = 'mcpservers';
+/**
+ * The label naming a server's organization: written by the API on create, kept equal to its
+ * tenant's current organization by the operator (docs/adr/0015).
+ */
+export const ORGANIZATION_LABEL = 'aiplane.io/organization-id';
 
 export const MCP_RUNTIMES = ['managed', 'remote'] as const;
 export type McpRuntime = (typeof MCP_RUNTIMES)[number];

@@ -105,6 +105,13 @@ export const TenantLifecycleStatusSchema = Type.Object(
     organizationId: Type.Optional(
       Nullable(Type.String({ description: 'Identity-provider organization.', maxLength: 255 })),
     ),
+    previousOrganizationIds: Type.Optional(
+      Type.Array(Type.String({ maxLength: 255 }), {
+        description:
+          'Organizations the tenant had before its organization was re-created, oldest first: what the API still moves to organizationId (docs/adr/0015).',
+        maxItems: 16,
+      }),
+    ),
     lastUpdateTime: Type.Optional(DateTime({ description: 'When the status last changed.' })),
   },
   { description: 'Observed state of the tenant, written by the operator.' },

@@ -43,7 +43,7 @@ describe('chart ClusterRoles', () => {
             'core events: create,patch',
             'core namespaces: create,delete,get,list,patch,update,watch',
             'core services: create,get,list,patch,update,watch',
-            'aiplane.io mcpservers: get,list,watch',
+            'aiplane.io mcpservers: get,list,patch,watch',
             'aiplane.io mcpservers/finalizers: update',
             'aiplane.io mcpservers/status: get,patch,update',
             'aiplane.io tenantlifecycles: get,list,patch,update,watch',

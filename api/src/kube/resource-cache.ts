@@ -76,6 +76,14 @@ export class ResourceCache<T extends KubernetesObject> {
     });
   }
 
+  /**
+   * Calls `handler` with every object the watch adds or updates (each object of the first LIST
+   * and of every relist included). Answers the unsubscribe function.
+   */
+  onChange(handler: (obj: T) => void): () => void {
+    return this.informer.on({ add: handler, update: (obj) => handler(obj) });
+  }
+
   /** Every object as the apiserver has it now (a paged LIST, one consistent snapshot). */
   async listFresh(signal?: AbortSignal): Promise<T[]> {
     return (await listAll<T>(this.kc, { path: this.path, signal })).items;

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import type { TenantLifecycle } from '@aiplane/crds';
-import { agentSweep, goneTenant, type AgentSweep, type GoneTenant } from './gone-tenant.js';
+import {
+  agentSweep,
+  goneTenant,
+  organizationMove,
+  type AgentSweep,
+  type GoneTenant,
+} from './gone-tenant.js';
 
 const UID = '6f1c0a5e-1b7a-4c43-9a53-7f0e0f0e0f0e';
 const OTHER_UID = '0b5e7c3a-7d2e-4f7a-8c1b-2a9d3e4f5a6b';
@@ -11,6 +17,16 @@ const tenant = (slug: string, uid?: string, organizationId?: string | null): Ten
   metadata: { name: slug, ...(uid === undefined ? {} : { uid }) },
   spec: { slug, identity: { enabled: true } },
   ...(organizationId === undefined ? {} : { status: { organizationId } }),
+});
+
+const recreated = (
+  slug: string,
+  uid: string,
+  organizationId: string,
+  previousOrganizationIds: string[],
+): TenantLifecycle => ({
+  ...tenant(slug, uid),
+  status: { organizationId, previousOrganizationIds },
 });
 
 describe('goneTenant', function () {
@@ -102,6 +118,14 @@ describe('agentSweep', function () {
       want: { sweep: true, liveOrganizationIds: ['org-acme'] },
     },
     {
+      name: 'counts the ids a re-created organization replaced as live: their rows are moved, never swept',
+      tenants: [
+        recreated('acme', UID, 'org-acme-2', ['org-acme-1']),
+        tenant('other', OTHER_UID, 'o'),
+      ],
+      want: { sweep: true, liveOrganizationIds: ['org-acme-2', 'org-acme-1', 'o'] },
+    },
+    {
       name: 'does not sweep when the recreated tenant under the same name has no organization yet',
       tenants: [tenant('acme', UID, 'org-acme'), tenant('acme', OTHER_UID)],
       want: { sweep: false, unprovisioned: ['acme'] },
@@ -112,4 +136,20 @@ describe('agentSweep', function () {
       assert.deepEqual(agentSweep(c.tenants), c.want);
     });
   }
+});
+
+describe('organizationMove', function () {
+  it('moves the rows of every replaced id to the current organization', function () {
+    assert.deepEqual(organizationMove(recreated('acme', UID, 'org-3', ['org-1', 'org-2'])), {
+      tenant: 'acme',
+      from: ['org-1', 'org-2'],
+      to: 'org-3',
+    });
+  });
+
+  it('moves nothing for a tenant whose organization never changed, or has none', function () {
+    assert.equal(organizationMove(tenant('acme', UID, 'org-1')), undefined);
+    assert.equal(organizationMove(tenant('acme', UID)), undefined);
+    assert.equal(organizationMove(recreated('acme', UID, 'org-1', ['org-1'])), undefined);
+  });
 });

@@ -67,6 +67,9 @@ export function agentSweep(tenants: readonly TenantLifecycle[]): AgentSweep {
     const organizationId = organizationOf(t);
     if (organizationId === undefined) continue;
     organizations.add(organizationId);
+    // Rows still under an id the tenant had before its organization was re-created are its
+    // own, not a gone tenant's: they are moved, never swept (organizationMove).
+    for (const id of t.status?.previousOrganizationIds ?? []) organizations.add(id);
     known.add(keyOf(t));
   }
   const unprovisioned = [
@@ -78,3 +81,22 @@ export function agentSweep(tenants: readonly TenantLifecycle[]): AgentSweep {
 }
 
 const keyOf = (t: TenantLifecycle): string => t.metadata?.uid ?? `name:${t.metadata?.name ?? ''}`;
+
+/** Rows to move from the ids a tenant's organization had before to its current one. */
+export interface OrganizationMove {
+  tenant: string;
+  from: string[];
+  to: string;
+}
+
+/**
+ * What to move for a tenant whose organization was re-created (the operator records the ids it
+ * replaced in `status.previousOrganizationIds`, docs/adr/0015); undefined when nothing is to
+ * move. Pure.
+ */
+export function organizationMove(t: TenantLifecycle): OrganizationMove | undefined {
+  const to = organizationOf(t);
+  const from = (t.status?.previousOrganizationIds ?? []).filter((id) => id !== '' && id !== to);
+  if (to === undefined || from.length === 0) return undefined;
+  return { tenant: t.metadata?.name ?? t.spec.slug, from, to };
+}

@@ -3,9 +3,10 @@ import type { Logger } from '@aiplane/lib';
 import type { ResourceCache } from '../kube/resource-cache.js';
 import type { AgentStore } from '../store/agent-store.js';
 import type { CredentialStore } from '../store/credential-store.js';
+import type { OrganizationRows } from '../store/organization-rows.js';
 import type { LiveScope } from '../store/orphan-filter.js';
 import { goneServer } from './gone-server.js';
-import { agentSweep, goneTenant } from './gone-tenant.js';
+import { agentSweep, goneTenant, organizationMove } from './gone-tenant.js';
 
 /**
  * Rows younger than this are never swept: a server (or tenant) created a moment ago may not be
@@ -20,6 +21,8 @@ export interface McpServerCleanupOptions {
   tenants: ResourceCache<TenantLifecycle>;
   credentials: CredentialStore;
   agents: AgentStore;
+  /** Moves rows to a re-created organization's new id (docs/adr/0015). */
+  organizations: OrganizationRows;
   logger: Logger;
   /** Default {@link ORPHAN_GRACE_SECONDS}; tests shorten it. */
   graceSeconds?: number;
@@ -71,6 +74,7 @@ export class McpServerCleanup {
     const unsubscribe = [
       servers.onGone((server) => this.serverGone(server)),
       tenants.onGone((tenant, replacement) => this.tenantGone(tenant, replacement)),
+      tenants.onChange((tenant) => this.tenantChanged(tenant)),
     ];
     this.unsubscribe = () => unsubscribe.forEach((u) => u());
     const signal = this.stopping.signal;
@@ -117,7 +121,14 @@ export class McpServerCleanup {
       credentials: await credentials.deleteForServersNotIn(scope),
       agents: await agents.forgetServersNotIn(scope),
     };
-    const organizations = agentSweep([...tenants.list(), ...freshTenants]);
+    const liveTenants = [...tenants.list(), ...freshTenants];
+    // First the rows of re-created organizations move to their new ids (what the watch does
+    // while an API runs); the sweep keeps the old ids' rows anyway (agentSweep).
+    for (const t of liveTenants) {
+      const move = organizationMove(t);
+      if (move) await this.opts.organizations.move(move.from, move.to);
+    }
+    const organizations = agentSweep(liveTenants);
     if (!organizations.sweep) {
       this.opts.logger.info(
         { tenants: organizations.unprovisioned.slice(0, 20) },
@@ -169,19 +180,37 @@ export class McpServerCleanup {
     );
   }
 
+  private tenantChanged(tenant: TenantLifecycle): void {
+    if (this.stopping.signal.aborted) return;
+    const move = organizationMove(tenant);
+    if (!move) return;
+    this.enqueue(
+      { tenant: move.tenant, organizationId: move.to },
+      'the rows of its replaced organization ids',
+      () => this.opts.organizations.move(move.from, move.to),
+      'moved',
+    );
+  }
+
   /**
    * Runs one watch cleanup after those before it; logs its outcome with `fields` (ids only).
    * After stop the database goes: what is still queued is left to the next sweep.
    */
-  private enqueue(fields: Record<string, string>, what: string, work: () => Promise<unknown>) {
+  private enqueue(
+    fields: Record<string, string>,
+    what: string,
+    work: () => Promise<unknown>,
+    done: 'removed' | 'moved' = 'removed',
+  ) {
+    const verb = done === 'removed' ? 'remove' : 'move';
     this.queue = this.track(
       this.queue.then(async () => {
         if (this.stopping.signal.aborted) return;
         try {
-          const removed = await work();
-          this.opts.logger.debug({ ...fields, removed }, `removed ${what}`);
+          const n = await work();
+          this.opts.logger.debug({ ...fields, [done]: n }, `${done} ${what}`);
         } catch (err) {
-          this.opts.logger.warn({ ...fields, err }, `could not remove ${what}; the sweep retries`);
+          this.opts.logger.warn({ ...fields, err }, `could not ${verb} ${what}; the sweep retries`);
         }
       }),
     );

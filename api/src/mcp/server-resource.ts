@@ -2,13 +2,14 @@ import {
   API_VERSION,
   MCP_SERVER_KIND,
   metaTime,
+  ORGANIZATION_LABEL,
   type McpServer,
   type McpServerSpec,
 } from '@aiplane/crds';
 import type { CreateServerBody, UpdateServerBody } from './server-body.js';
 
 /** Labels and annotations the API writes on McpServer resources and their env Secrets. */
-export const ORGANIZATION_LABEL = 'aiplane.io/organization-id';
+export { ORGANIZATION_LABEL };
 export const SERVER_LABEL = 'aiplane.io/mcp-server';
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY = 'aiplane-api';

@@ -199,3 +199,54 @@ describe('tenant lifecycle plan', function () {
     );
   });
 });
+
+describe('tenant lifecycle plan: organization history', function () {
+  const up = (
+    organizationId: string,
+    previousOrganizationIds?: string[],
+  ): TenantLifecycleStatus => ({
+    phase: 'Degraded',
+    organizationId,
+    ...(previousOrganizationIds ? { previousOrganizationIds } : {}),
+  });
+  const pass = (previous: TenantLifecycleStatus | undefined, organizationId?: string) =>
+    planStatus(
+      observe({
+        previous,
+        namespace: ready('NamespaceReady'),
+        identity: { ...ready('OrganizationCreated'), organizationId },
+      }),
+      now,
+    );
+
+  it('keeps the replaced organization id when a re-created organization takes its place', function () {
+    const s = pass(up('org-1'), 'org-2');
+    assert.equal(s.organizationId, 'org-2');
+    assert.deepEqual(s.previousOrganizationIds, ['org-1']);
+  });
+
+  it('adds each replaced id once, oldest first, and never the current one', function () {
+    assert.deepEqual(pass(up('org-2', ['org-1']), 'org-3').previousOrganizationIds, [
+      'org-1',
+      'org-2',
+    ]);
+    assert.deepEqual(pass(up('org-2', ['org-1']), 'org-2').previousOrganizationIds, ['org-1']);
+    assert.deepEqual(pass(up('org-2', ['org-1', 'org-2']), 'org-2').previousOrganizationIds, [
+      'org-1',
+    ]);
+  });
+
+  it('writes no history for a tenant whose organization never changed', function () {
+    assert.equal('previousOrganizationIds' in pass(undefined, 'org-1'), false);
+    assert.equal('previousOrganizationIds' in pass(up('org-1'), 'org-1'), false);
+    assert.equal('previousOrganizationIds' in pass(up('org-1'), undefined), false);
+  });
+
+  it('keeps at most the 16 newest replaced ids', function () {
+    const many = Array.from({ length: 16 }, (_, i) => `old-${i}`);
+    const s = pass(up('org-a', many), 'org-b');
+    assert.equal(s.previousOrganizationIds?.length, 16);
+    assert.equal(s.previousOrganizationIds?.[0], 'old-1');
+    assert.equal(s.previousOrganizationIds?.[15], 'org-a');
+  });
+});

@@ -93,12 +93,15 @@ export function planStatus(o: TenantObservation, now: Date): TenantLifecycleStat
         ? 'Degraded'
         : 'Provisioning';
 
+  const organizationId = o.identity.organizationId ?? o.previous?.organizationId ?? null;
+  const previousOrganizationIds = organizationHistory(o.previous, organizationId);
   const status: TenantLifecycleStatus = {
     phase,
     stage,
     observedGeneration: o.generation,
     conditions,
-    organizationId: o.identity.organizationId ?? o.previous?.organizationId ?? null,
+    organizationId,
+    ...(previousOrganizationIds.length > 0 ? { previousOrganizationIds } : {}),
     services: {
       identity: {
         ready: o.identity.state === 'ready',
@@ -115,6 +118,26 @@ export function planStatus(o: TenantObservation, now: Date): TenantLifecycleStat
     lastUpdateTime: o.previous?.lastUpdateTime,
   };
   return status;
+}
+
+/** How many replaced organization ids a status keeps (the CRD's maxItems). */
+export const ORGANIZATION_HISTORY = 16;
+
+/**
+ * The organizations the tenant had before `current`, oldest first: the recorded one joins them
+ * when a re-created organization replaces it (docs/adr/0015). The API moves what it keeps under
+ * them to the current id; until it has, the rows count as the tenant's.
+ */
+export function organizationHistory(
+  previous: TenantLifecycleStatus | undefined,
+  current: string | null,
+): string[] {
+  const history = (previous?.previousOrganizationIds ?? []).filter((id) => id !== current);
+  const recorded = previous?.organizationId;
+  if (recorded && current && recorded !== current && !history.includes(recorded)) {
+    history.push(recorded);
+  }
+  return history.slice(-ORGANIZATION_HISTORY);
 }
 
 export interface PlannedEvent {

@@ -19,6 +19,8 @@ export const TENANT_LIFECYCLE_RULES: readonly PolicyRule[] = [
   },
   { apiGroups: [GROUP], resources: ['tenantlifecycles/status'], verbs: ['get', 'update', 'patch'] },
   { apiGroups: [GROUP], resources: ['tenantlifecycles/finalizers'], verbs: ['update'] },
+  // The organization label of the tenant's McpServers, kept equal to its organization.
+  { apiGroups: [GROUP], resources: ['mcpservers'], verbs: ['list', 'patch'] },
   // The tenant namespace (created, labelled, removed by the finalizer).
   {
     apiGroups: [''],

@@ -5,6 +5,7 @@ import { type CrashPoint, FINALIZER, type TenantControllerDeps } from './deps.js
 import { ensureTenantAccess } from './access.js';
 import { finalizeTenant, setFinalizer } from './finalize.js';
 import { planEvents, planStatus, type StepState } from './plan.js';
+import { relabelServers } from './server-labels.js';
 import { writeStatus } from './status.js';
 import { ensureNetworkPolicies } from './ensure-network-policies.js';
 import { ensureDatabase, ensureNamespace, ensureOrganization } from './steps.js';
@@ -48,11 +49,20 @@ export async function reconcileTenant(
     await ensureTenantAccess(d, tl, await ensureNamespace(d, tl)),
   );
   crashPoint(d, tl, 'Namespace');
-  const identity =
+  const identity: StepState & { organizationId?: string } =
     namespace.state === 'ready'
       ? await ensureOrganization(d, tl)
       : waiting('WaitingForNamespace', 'waiting for the namespace');
   crashPoint(d, tl, 'Identity');
+  // A re-created organization has a new id: the tenant's servers follow it in this pass. A
+  // failure does not hold the status back; it is thrown after it (retried with backoff).
+  const relabelFailure =
+    identity.state === 'ready' && identity.organizationId
+      ? await relabelServers(d, tl, identity.organizationId).then(
+          () => undefined,
+          (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+        )
+      : undefined;
   const dedicated = tl.spec.database?.dedicated === true;
   const database = !dedicated
     ? undefined
@@ -85,6 +95,7 @@ export async function reconcileTenant(
   );
   for (const e of planEvents(observation, next)) d.events.record(tl, e.type, e.reason, e.message);
 
+  if (relabelFailure !== undefined) throw relabelFailure;
   const steps = [namespace, identity, database].filter((s): s is StepState => s !== undefined);
   if (identity.reason === 'OrganizationMissing') return { requeueAfter: d.repairDelayMs };
   const failure = steps.find((s) => s.state === 'failed');

@@ -23,6 +23,9 @@ const toOrganization = (r: Representation): Organization => ({
   tenantUid: r.attributes?.[TENANT_UID_ATTRIBUTE]?.[0],
 });
 
+/** Organizations asked for per page of a search. */
+const PAGE_SIZE = 100;
+
 /** Keycloak 26 organizations (`/admin/realms/<realm>/organizations`). */
 export class KeycloakOrganizations implements OrganizationProvider {
   private readonly admin: KeycloakAdminClient;
@@ -32,22 +35,40 @@ export class KeycloakOrganizations implements OrganizationProvider {
   }
 
   /**
-   * Name and alias are both the slug. The substring search (`exact=false`) is used on purpose:
-   * with Keycloak 26.7's organization cache, exact lookups kept answering an organization
-   * deleted a moment earlier, while the substring search goes to the database. The alias is
-   * then matched exactly here.
+   * The organization with this alias, or undefined. Both lookups match exactly (a substring
+   * search would let `acme` answer `acme-corp`) and read every page (`first`/`max`), however many
+   * organizations the realm has:
+   * 1. the name search with `exact=true`: name and alias are both the slug for every organization
+   *    aiplane creates, so this answers at once;
+   * 2. when no organization has that name (someone renamed it in Keycloak; the alias is
+   *    immutable), the attribute query `q=alias:<alias>`, which Keycloak 26 matches exactly
+   *    against the alias.
+   * Both are database queries, so an organization deleted a moment ago is not answered.
    */
   async findByAlias(alias: string): Promise<Organization | undefined> {
-    const q = new URLSearchParams({
-      search: alias,
-      exact: 'false',
-      first: '0',
-      max: '100',
-      briefRepresentation: 'false',
-    });
-    const reps = (await this.admin.get<Representation[]>(`/organizations?${q.toString()}`)) ?? [];
-    const rep = reps.find((r) => r.alias === alias);
-    return rep && toOrganization(rep);
+    return (
+      (await this.findIn({ search: alias, exact: 'true' }, alias)) ??
+      (await this.findIn({ q: `alias:${alias}` }, alias))
+    );
+  }
+
+  /** Reads a search page by page until an organization has the alias or the pages end. */
+  private async findIn(
+    params: Record<string, string>,
+    alias: string,
+  ): Promise<Organization | undefined> {
+    for (let first = 0; ; first += PAGE_SIZE) {
+      const q = new URLSearchParams({
+        ...params,
+        first: String(first),
+        max: String(PAGE_SIZE),
+        briefRepresentation: 'false',
+      });
+      const page = (await this.admin.get<Representation[]>(`/organizations?${q.toString()}`)) ?? [];
+      const rep = page.find((r) => r.alias === alias);
+      if (rep) return toOrganization(rep);
+      if (page.length < PAGE_SIZE) return undefined;
+    }
   }
 
   async create(input: {

@@ -1,0 +1,29 @@
+import type { Knex } from 'knex';
+
+/** The tables whose rows name an organization (`organization_id`). */
+const TABLES = ['agents', 'mcp_credentials', 'mcp_oauth_clients', 'mcp_oauth_states'] as const;
+
+/**
+ * Rows kept under an organization id. When the operator re-creates a tenant's organization
+ * (Keycloak gives it a new id), the rows of the ids it replaced move to the new one
+ * (docs/adr/0015): user data never goes because an id changed.
+ */
+export class OrganizationRows {
+  constructor(private readonly db: Knex) {}
+
+  /**
+   * Moves every row of the organizations `from` to `to`, in one transaction; answers how many
+   * rows moved. Idempotent: a second call finds nothing left under `from`.
+   */
+  async move(from: readonly string[], to: string): Promise<number> {
+    const ids = from.filter((id) => id !== to);
+    if (ids.length === 0) return 0;
+    return this.db.transaction(async (trx) => {
+      let moved = 0;
+      for (const table of TABLES) {
+        moved += await trx(table).whereIn('organization_id', ids).update({ organization_id: to });
+      }
+      return moved;
+    });
+  }
+}

@@ -1,0 +1,196 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  GROUP,
+  ORGANIZATION_LABEL,
+  VERSION,
+  type McpServer,
+  type TenantLifecycle,
+} from '@aiplane/crds';
+import { kubeRequest } from '@aiplane/lib';
+import {
+  startMcpTestServer,
+  waitFor,
+  type ManagedProcess,
+  type McpTestServer,
+} from '@aiplane/hack';
+import { queryRows, startTestApi, tokenFor, type TestApi } from './api-helpers.js';
+import { startTestGateway, type TestGateway } from './gateway-helpers.js';
+import { kubeConfig } from './harness.js';
+import { kcAdmin } from './keycloak-admin.js';
+import { caller, link, provisionTenant, setMembership, type Tenant } from './mcp-helpers.js';
+import { startOperatorProcess } from './operator-process.js';
+import { rememberSecret } from './secrets.js';
+
+const API_NAME = 'api-org-identity';
+const LOOPBACK = { AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS: 'true' };
+
+describe('a tenant whose organization is deleted in Keycloak and re-created by the operator (API, gateway, operator, Keycloak)', function () {
+  this.timeout(180_000);
+  let api: TestApi | undefined;
+  let gateway: TestGateway | undefined;
+  let operator: ManagedProcess | undefined;
+  let upstream: McpTestServer | undefined;
+  let a: Tenant;
+  let serverId: string;
+  let agentId: string;
+  let newOrganizationId = '';
+  const credential = `org-identity-upstream-${randomUUID()}`;
+  rememberSecret(credential);
+
+  const query = <R extends Record<string, unknown>>(sql: string, params: unknown[] = []) =>
+    queryRows<R>(api?.databaseUrl ?? '', sql, params);
+  const tenantObject = () =>
+    kubeRequest<TenantLifecycle>(kubeConfig(), {
+      method: 'GET',
+      path: `/apis/${GROUP}/${VERSION}/tenantlifecycles/${a.slug}`,
+    });
+  const serverObjects = async () =>
+    (
+      await kubeRequest<{ items: McpServer[] }>(kubeConfig(), {
+        method: 'GET',
+        path: `/apis/${GROUP}/${VERSION}/namespaces/${a.namespace}/mcpservers`,
+      })
+    ).items;
+
+  before(async function () {
+    this.timeout(240_000);
+    upstream = await startMcpTestServer({
+      token: credential,
+      tools: [{ name: 'search', title: 'Search', description: 'Finds documents' }],
+    });
+    api = await startTestApi(API_NAME, LOOPBACK);
+    gateway = await startTestGateway(api, 'gateway-org-identity', LOOPBACK);
+    operator = startOperatorProcess();
+    a = await provisionTenant(api.url, 'orgid');
+    await setMembership(a.organizationId, 'admin', true);
+    await setMembership(a.organizationId, 'member', true);
+    const admin = caller(api.url, 'admin', a.organizationId);
+    const member = caller(api.url, 'member', a.organizationId);
+    const r = await admin('POST', '/v1/mcp/servers', {
+      runtime: 'remote',
+      name: 'docs',
+      display_name: 'Docs',
+      address: upstream.url,
+    });
+    assert.equal(r.status, 200, r.text);
+    serverId = (r.json() as { id: string }).id;
+    await link(member, serverId, credential);
+    const agent = await member('POST', '/v1/agents', {
+      name: 'researcher',
+      mcp_server_ids: [serverId],
+    });
+    assert.equal(agent.status, 201, agent.text);
+    agentId = (agent.json() as { id: string }).id;
+  });
+
+  after(async function () {
+    for (const org of [a?.organizationId, newOrganizationId].filter(Boolean)) {
+      await setMembership(org, 'admin', false).catch(() => undefined);
+      await setMembership(org, 'member', false).catch(() => undefined);
+    }
+    await operator?.stop();
+    await gateway?.close();
+    await api?.close();
+    await upstream?.close();
+  });
+
+  it('keeps its MCP servers and agents working for a member after the repair, and the sweep keeps the agent', async function () {
+    // No API runs while the organization is replaced: what it keeps must survive its restart's
+    // sweep, not only its watch.
+    const databaseUrl = api?.databaseUrl ?? '';
+    await api?.close();
+    api = undefined;
+    // The agent is older than the grace period, and a row of an organization no tenant ever
+    // had shows when the restarted API's sweep has run.
+    const past = "now() - interval '10 minutes'";
+    await queryRows(databaseUrl, `update agents set updated_at = ${past} where id = $1`, [agentId]);
+    const marker = randomUUID();
+    await queryRows(
+      databaseUrl,
+      `insert into agents (organization_id, created_by, name, created_at, updated_at)
+       values ($1, 'nobody', 'sweep-marker', ${past}, ${past})`,
+      [marker],
+    );
+
+    const del = await kcAdmin(`/organizations/${a.organizationId}`, { method: 'DELETE' });
+    assert.equal(del.status, 204);
+    let repaired: TenantLifecycle | undefined;
+    await waitFor(
+      'the operator to re-create the organization',
+      async () => {
+        const t = await tenantObject();
+        const id = t.status?.organizationId;
+        if (t.status?.phase === 'Ready' && id && id !== a.organizationId) repaired = t;
+        return repaired !== undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
+    newOrganizationId = repaired?.status?.organizationId ?? '';
+    assert.deepEqual(repaired?.status?.previousOrganizationIds, [a.organizationId]);
+    // The tenant's servers follow the new id (the gateway reads the label).
+    await waitFor('the server to carry the new organization id', async () =>
+      (await serverObjects()).every(
+        (s) => s.metadata.labels?.[ORGANIZATION_LABEL] === newOrganizationId,
+      ),
+    );
+    // Keycloak removed the memberships with the organization: an administrator adds them again.
+    await setMembership(newOrganizationId, 'admin', true);
+    await setMembership(newOrganizationId, 'member', true);
+
+    api = await startTestApi(`${API_NAME}-restarted`, LOOPBACK, {
+      databaseOf: API_NAME,
+      mcpOrphanGraceSeconds: 1,
+    });
+    await waitFor(
+      'the restarted API’s sweep to run',
+      async () =>
+        (await query('select 1 from agents where organization_id = $1', [marker])).length === 0,
+    );
+    const rows = await query<{ organization_id: string; mcp_server_ids: string[] }>(
+      'select organization_id, mcp_server_ids from agents where id = $1',
+      [agentId],
+    );
+    assert.deepEqual(rows, [{ organization_id: newOrganizationId, mcp_server_ids: [serverId] }]);
+    assert.deepEqual(
+      await query('select organization_id from mcp_credentials where server_id = $1', [serverId]),
+      [{ organization_id: newOrganizationId }],
+    );
+
+    const member = caller(api.url, 'member', newOrganizationId);
+    const agent = await member('GET', `/v1/agents/${agentId}`);
+    assert.equal(agent.status, 200, agent.text);
+    assert.deepEqual((agent.json() as { mcp_server_ids: string[] }).mcp_server_ids, [serverId]);
+    const server = await member('GET', `/v1/mcp/servers/${serverId}`);
+    assert.equal(server.status, 200, server.text);
+    assert.equal((server.json() as { organization_id: string }).organization_id, newOrganizationId);
+
+    // Through the gateway, with the member's credential linked before the repair.
+    const endpoint = new URL(`${gateway?.url ?? ''}/servers/${serverId}/mcp`);
+    const token = await tokenFor('member', { scope: 'openid organization:*' });
+    let content: unknown;
+    await waitFor(
+      'the gateway to let the member call the tool',
+      async () => {
+        const client = new Client({ name: 'it-org-identity', version: '1.0.0' });
+        const transport = new StreamableHTTPClientTransport(endpoint, {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        });
+        try {
+          await client.connect(transport);
+          content = (await client.callTool({ name: 'echo', arguments: { text: 'still here' } }))
+            .content;
+          return true;
+        } catch {
+          return false; // the gateway's caches may not have the new id yet
+        } finally {
+          await client.close();
+        }
+      },
+      { intervalMs: 500 },
+    );
+    assert.deepEqual(content, [{ type: 'text', text: 'still here' }]);
+  });
+});
