@@ -74,8 +74,9 @@ export async function startGatewayStack(name: string, prefix: string): Promise<G
     await gateway.close();
     await api.close();
   };
+  let a: Tenant | undefined;
   try {
-    const a = await provisionTenant(api.url, prefix);
+    a = await provisionTenant(api.url, prefix);
     await setMembership(a.organizationId, 'admin', true);
     await setMembership(a.organizationId, 'member', true);
     return {
@@ -88,7 +89,9 @@ export async function startGatewayStack(name: string, prefix: string): Promise<G
       close: () => close(a),
     };
   } catch (err) {
-    await close();
+    // A membership added before the failure must not outlive the suite (the dev users are
+    // shared by every suite: keycloak.test.ts expects them in acme only).
+    await close(a);
     throw err;
   }
 }
