@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { CoreV1Api } from '@kubernetes/client-node';
-import type { ManagedProcess } from '@aiplane/hack';
+import { waitFor, type ManagedProcess } from '@aiplane/hack';
 import {
   assertValidationFailed,
   call,
@@ -44,6 +44,28 @@ describe('tenant lifecycle end to end (API, operator, kube-apiserver, Keycloak, 
     await api?.close();
   });
 
+  /**
+   * The reasons of the Events about TenantLifecycle `slug`, once every one of `expected` is
+   * there. The operator records Events without waiting for them (after the status write, and
+   * after the finalizer goes), so a Ready or gone tenant can be seen before its last Event.
+   */
+  async function eventReasons(slug: string, expected: string[]): Promise<string[]> {
+    let reasons: string[] = [];
+    await waitFor(`Events ${expected.join(', ')} about ${slug}`, async () => {
+      const events = await kubeConfig()
+        .makeApiClient(CoreV1Api)
+        .listNamespacedEvent({
+          namespace: 'default',
+          fieldSelector: `involvedObject.name=${slug}`,
+        });
+      reasons = events.items.map((e) => e.reason ?? '');
+      return expected.every((reason) => reasons.includes(reason));
+    }).catch((err: unknown) => {
+      throw new Error(`${(err as Error).message}; Events seen: ${reasons.join(',')}`);
+    });
+    return reasons;
+  }
+
   async function provision(slug: string, dedicated: boolean): Promise<TenantRecordBody> {
     const r = await create({
       slug,
@@ -78,12 +100,7 @@ describe('tenant lifecycle end to end (API, operator, kube-apiserver, Keycloak, 
     assert.equal(orgs[0]?.id, t.organization_id);
     assert.equal(t.services.identity.organization_id, t.organization_id);
     assert.deepEqual(orgs[0]?.attributes?.['aiplane.io/tenant-uid'], [t.id]);
-    const events = await kubeConfig()
-      .makeApiClient(CoreV1Api)
-      .listNamespacedEvent({ namespace: 'default', fieldSelector: `involvedObject.name=${slug}` });
-    const reasons = events.items.map((e) => e.reason);
-    for (const reason of ['NamespaceCreated', 'OrganizationCreated', 'TenantReady'])
-      assert.ok(reasons.includes(reason), `no ${reason} event in ${reasons.join(',')}`);
+    await eventReasons(slug, ['NamespaceCreated', 'OrganizationCreated', 'TenantReady']);
   });
 
   it('provisions a dedicated database whose Secret credentials connect', async function () {
@@ -125,12 +142,10 @@ describe('tenant lifecycle end to end (API, operator, kube-apiserver, Keycloak, 
     await awaitTenantGone(api.url, t.id);
     const listed = (await adminCall(`${tenants()}?q=${slug}`)).json() as { tenants: unknown[] };
     assert.deepEqual(listed.tenants, [], 'the deleted tenant is still listed');
-    const events = await kubeConfig()
-      .makeApiClient(CoreV1Api)
-      .listNamespacedEvent({ namespace: 'default', fieldSelector: `involvedObject.name=${slug}` });
-    const count = (reason: string) => events.items.filter((e) => e.reason === reason).length;
-    assert.equal(count('DeletionStarted'), 1);
-    assert.equal(count('TenantDeleted'), 1);
+    const reasons = await eventReasons(slug, ['DeletionStarted', 'TenantDeleted']);
+    const count = (reason: string) => reasons.filter((r) => r === reason).length;
+    assert.equal(count('DeletionStarted'), 1, reasons.join(','));
+    assert.equal(count('TenantDeleted'), 1, reasons.join(','));
     assert.equal(await namespaceExists(`tenant-${slug}`), false);
     assert.deepEqual(await organizationsWithAlias(slug), []);
     assert.deepEqual(
