@@ -37,7 +37,10 @@ describe('tenant lifecycle end to end (API, operator, kube-apiserver, Keycloak, 
   before(async function () {
     await deleteStrayTenants();
     api = await startTestApi('api-tenants');
-    operator = startOperatorProcess();
+    // Degraded lasts from the report to the repair: 10 s (not the helper's 3 s, which the
+    // second-precision lastTransitionTime can cut to 2 s) so that polling the API, through its
+    // watch cache, sees it on a loaded machine too.
+    operator = startOperatorProcess({ AIPLANE_OPERATOR_REPAIR_DELAY_SECONDS: '10' });
   });
   after(async function () {
     await operator?.stop();
