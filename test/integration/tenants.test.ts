@@ -206,6 +206,8 @@ describe('tenant lifecycle end to end (API, operator, kube-apiserver, Keycloak, 
   describe('crash safety', function () {
     for (const stage of ['Namespace', 'Identity', 'Database'] as const) {
       it(`finishes the job with nothing duplicated after the operator is SIGKILLed right after the ${stage} stage`, async function () {
+        // Two operators start from source here, each in seconds on a busy machine (60 s seen).
+        this.timeout(240_000);
         const slug = slugOf(`crash-${stage.toLowerCase()}`);
         await operator.stop();
         const crashing = startOperatorProcess({ AIPLANE_OPERATOR_CRASH_AFTER: `${stage}:${slug}` });
