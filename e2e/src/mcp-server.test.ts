@@ -21,7 +21,11 @@ async function startServer(
   });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('server.js printed no listening line')), 8000);
+    // A bound for "it starts", not a speed target: node and the SDK load slowly on a busy CI machine.
+    const timer = setTimeout(
+      () => reject(new Error('server.js printed no listening line')),
+      15_000,
+    );
     lines.on('line', (line) => {
       const m = /^listening on http:\/\/0\.0\.0\.0:(\d+)(\/mcp)$/.exec(line);
       if (m) {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { createLogger } from '@aiplane/lib';
 import { loadApiConfig, startApi, type RunningApi, type StartApiOptions } from '@aiplane/api';
-import { apiEnv, createDatabase, passwordGrant, type KeycloakInfo } from '@aiplane/hack';
+import { apiEnv, createDatabase, passwordGrant, waitFor, type KeycloakInfo } from '@aiplane/hack';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { environment } from './harness.js';
 import { rememberSecret } from './secrets.js';
@@ -39,9 +39,18 @@ export interface TestApi extends RunningApi {
 }
 
 /**
- * The real API, in this process, on a loopback port, logging to the run's log directory. Its
- * database is a fresh one named after it, or with `databaseOf` the one an earlier test API of
- * that name left (kept as it is: a restart).
+ * Polls `url` (a /readyz) until it answers 200. The API and the gateway listen before their
+ * watch caches of TenantLifecycles and McpServers have listed, and in a cluster no Service
+ * sends them traffic until then; a test that called them earlier would race the first LIST.
+ */
+export async function awaitReady(url: string): Promise<void> {
+  await waitFor(`${url} to answer 200`, async () => (await fetch(url)).status === 200);
+}
+
+/**
+ * The real API, in this process, on a loopback port, logging to the run's log directory, ready
+ * (its caches synced). Its database is a fresh one named after it, or with `databaseOf` the one
+ * an earlier test API of that name left (kept as it is: a restart).
  */
 export async function startTestApi(
   name: string,
@@ -68,7 +77,14 @@ export async function startTestApi(
     ...startOptions,
     kc: kc ?? environment().controlPlane.kubeConfig(),
   });
-  return { ...api, url: `http://127.0.0.1:${api.port}`, databaseUrl };
+  const url = `http://127.0.0.1:${api.port}`;
+  try {
+    await awaitReady(`${url}/readyz`);
+  } catch (err) {
+    await api.close();
+    throw err;
+  }
+  return { ...api, url, databaseUrl };
 }
 
 export interface Reply {

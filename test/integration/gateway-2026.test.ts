@@ -6,9 +6,9 @@ import {
 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startMcp2026TestServer, type Mcp2026TestServer } from '@aiplane/hack';
+import { startMcp2026TestServer, waitFor, type Mcp2026TestServer } from '@aiplane/hack';
 import { call, tokenFor, type Reply } from './api-helpers.js';
-import { startGatewayStack, type GatewayStack } from './gateway-helpers.js';
+import { initializeRequest, startGatewayStack, type GatewayStack } from './gateway-helpers.js';
 import { link, randomId } from './mcp-helpers.js';
 import { rememberSecret } from './secrets.js';
 
@@ -83,6 +83,21 @@ describe('MCP gateway, revision 2026-07-28 (v2 SDK client → gateway → v2 SDK
     };
     modernId = await register('docs-2026', modern.url);
     statelessId = await register('docs-stateless', stateless.url);
+    // The gateway started before tenant a was provisioned: it learns the tenant's organization
+    // from its TenantLifecycle watch (no read-through), on the watch's schedule. Until then it
+    // answers -32002 for a's servers. A probe that is not a tools/call (which would fill the
+    // offered-tools cache the tests below rely on being cold).
+    await waitFor('the gateway to know tenant a and its servers', async () => {
+      for (const id of [modernId, statelessId]) {
+        const r = await call(endpoint(id), {
+          method: 'POST',
+          body: initializeRequest(),
+          headers: { authorization: await bearer(), accept: 'application/json, text/event-stream' },
+        });
+        if (r.status === 403 && r.text.includes('"mcp_server_access_denied"')) return false;
+      }
+      return true;
+    });
   });
 
   after(async function () {

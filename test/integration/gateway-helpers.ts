@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { loadGatewayConfig, startGateway, type RunningGateway } from '@aiplane/api';
 import { createLogger } from '@aiplane/lib';
 import { apiEnv, type ManagedProcess } from '@aiplane/hack';
-import { startTestApi, type TestApi } from './api-helpers.js';
+import { awaitReady, startTestApi, type TestApi } from './api-helpers.js';
 import { environment } from './harness.js';
 import { caller, provisionTenant, setMembership, type Call, type Tenant } from './mcp-helpers.js';
 import { startOperatorProcess } from './operator-process.js';
@@ -12,7 +12,10 @@ export interface TestGateway extends RunningGateway {
   url: string;
 }
 
-/** The real gateway, in this process, on the API's database, logging to the run's log directory. */
+/**
+ * The real gateway, in this process, on the API's database, logging to the run's log directory,
+ * ready (its caches synced: it has no read-through for tenants).
+ */
 export async function startTestGateway(
   api: TestApi,
   name: string,
@@ -29,7 +32,14 @@ export async function startTestGateway(
   const gateway = await startGateway(config, createLogger({ level: 'debug', name, destination }), {
     kc: environment().controlPlane.kubeConfig(),
   });
-  return { ...gateway, url: `http://127.0.0.1:${gateway.port}` };
+  const url = `http://127.0.0.1:${gateway.port}`;
+  try {
+    await awaitReady(`${url}/readyz`);
+  } catch (err) {
+    await gateway.close();
+    throw err;
+  }
+  return { ...gateway, url };
 }
 
 /** What a gateway suite stands on: API, gateway and operator, a tenant, and its callers. */
@@ -68,8 +78,9 @@ export async function startGatewayStack(
     await gateway.close();
     await api.close();
   };
+  let a: Tenant | undefined;
   try {
-    const a = await provisionTenant(api.url, prefix);
+    a = await provisionTenant(api.url, prefix);
     await setMembership(a.organizationId, 'admin', true);
     await setMembership(a.organizationId, 'member', true);
     return {
@@ -82,7 +93,9 @@ export async function startGatewayStack(
       close: () => close(a),
     };
   } catch (err) {
-    await close();
+    // A membership added before the failure must not outlive the suite (the dev users are
+    // shared by every suite: keycloak.test.ts expects them in acme only).
+    await close(a);
     throw err;
   }
 }

@@ -263,19 +263,18 @@ describe('MCP upstream client', () => {
       });
       const pinned = createPinnedFetch({ allowLoopback: true, lookup: dns.lookup });
       cleanups.push(() => pinned.close());
-      const started = Date.now();
       const error = await upstreamFailure(
         listUpstreamTools({ url: `http://${host}/mcp`, credential: CREDENTIAL, fetch: pinned }),
       );
       assert.equal(error.reason, 'unreachable');
+      // Refused before connecting, by the dial check (not a speed claim: a dial to 10.0.0.1
+      // would have ended in a connect timeout, with another message and no DialRefusedError).
       assert.equal(
         error.message,
         `upstream refused at dial: address host ${host} must resolve only to public addresses (rule: host_not_public)`,
       );
       assert.ok(causeNames(error).includes('DialRefusedError'));
       assert.ok(dns.calls.includes(host));
-      // A dial to 10.0.0.1 would hang until the connect timeout; the refusal is immediate.
-      assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
     });
   }
 
@@ -354,7 +353,8 @@ describe('MCP upstream client', () => {
     const elapsed = Date.now() - started;
     assert.equal(error.reason, 'unreachable');
     assert.equal(error.message, 'upstream did not answer within 500 ms');
-    assert.ok(elapsed >= 400 && elapsed < 5000, `took ${elapsed} ms`);
+    // Not before the timeout; the upper bound only says it ended, with slack for a loaded machine.
+    assert.ok(elapsed >= 400 && elapsed < 30_000, `took ${elapsed} ms`);
   });
 
   it('answers unreachable when the caller aborts the listing', async () => {
