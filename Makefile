@@ -26,11 +26,15 @@ lint: ## eslint and prettier
 typecheck: ## tsc on every workspace
 	@npx tsc -b
 
-unit: ## unit tests (no services)
-	@npx mocha --config .mocharc.unit.json
+# FILES=… runs only those test files (the configs hold no spec list, so mocha runs what it is given).
+UNIT_FILES ?= 'lib/src/**/*.test.ts' 'crds/src/**/*.test.ts' 'operator/src/**/*.test.ts' 'api/src/**/*.test.ts' 'hack/src/**/*.test.ts' 'e2e/src/**/*.test.ts'
+INTEGRATION_FILES ?= 'test/integration/**/*.test.ts'
 
-integration: ## integration tests against a real control plane and services started for the run
-	@npx mocha --config .mocharc.integration.json
+unit: ## unit tests (no services); FILES=… for some only
+	@npx mocha --config .mocharc.unit.json $(or $(FILES),$(UNIT_FILES))
+
+integration: ## integration tests against a real control plane and services started for the run; FILES=… for some only
+	@npx mocha --config .mocharc.integration.json $(or $(FILES),$(INTEGRATION_FILES))
 
 crds: ## regenerate CRD YAML (crds/generated and the chart) and the chart's ClusterRoles from their sources
 	@$(TSX) crds/src/generate.ts
