@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { startMcpTestServer, waitFor, type McpTestServer } from '@aiplane/hack';
 import { tokenFor } from './api-helpers.js';
 import { initializeRequest, startGatewayStack, type GatewayStack } from './gateway-helpers.js';
-import { link, randomId } from './mcp-helpers.js';
+import { link, randomId, registerRemote } from './mcp-helpers.js';
 import { rememberSecret } from './secrets.js';
 
 type RpcError = {
@@ -98,14 +98,11 @@ describe('MCP gateway caps (per user, per organization; real gateway, SDK server
       AIPLANE_GATEWAY_MAX_SESSIONS_PER_USER: '3',
     });
     const { admin, member, gateway } = stack;
-    const r = await admin('POST', '/v1/mcp/servers', {
-      runtime: 'remote',
+    const serverId = await registerRemote(admin, {
       name: 'docs',
       display_name: 'Docs',
       address: upstream.url,
     });
-    assert.equal(r.status, 200, r.text);
-    const serverId = (r.json() as { id: string }).id;
     await link(member, serverId, credential);
     await link(admin, serverId, credential);
     endpoint = `${gateway.url}/servers/${serverId}/mcp`;

@@ -9,7 +9,7 @@ import {
   type GatewayStack,
   type TestGateway,
 } from './gateway-helpers.js';
-import { link, randomId } from './mcp-helpers.js';
+import { link, randomId, registerRemote } from './mcp-helpers.js';
 import { rememberSecret } from './secrets.js';
 
 type RpcError = {
@@ -201,15 +201,12 @@ describe('MCP gateway against a bare upstream: timeouts, buffering, event stream
     relaxed = await startTestGateway(stack.api, 'gateway-upstream-defaults', {
       AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS: 'true',
     });
-    const r = await stack.admin('POST', '/v1/mcp/servers', {
-      runtime: 'remote',
+    serverId = await registerRemote(stack.admin, {
       name: 'bare',
       display_name: 'Bare',
       address: upstream.url,
       tool_allowlist: ['echo'],
     });
-    assert.equal(r.status, 200, r.text);
-    serverId = (r.json() as { id: string }).id;
     await link(stack.member, serverId, credential);
   });
 

@@ -62,6 +62,20 @@ export function caller(apiUrl: string, user: DevUser, organizationId: string) {
     });
 }
 
+/** Registers a remote MCP server (POST /v1/mcp/servers, which must answer 200); its id. */
+export async function registerRemote(
+  who: ReturnType<typeof caller>,
+  server: { name: string; address: string; display_name?: string; tool_allowlist?: string[] },
+): Promise<string> {
+  const r = await who('POST', '/v1/mcp/servers', {
+    runtime: 'remote',
+    display_name: server.name,
+    ...server,
+  });
+  assert.equal(r.status, 200, r.text);
+  return (r.json() as { id: string }).id;
+}
+
 /** Links a static credential for the caller (PUT …/credential), which must answer 204. */
 export async function link(
   who: ReturnType<typeof caller>,

@@ -14,6 +14,7 @@ import { kubeConfig } from './harness.js';
 import {
   caller,
   link,
+  registerRemote,
   provisionTenant,
   setMembership,
   type Tenant,
@@ -78,16 +79,12 @@ describe('MCP server records when the server goes without the API’s route (API
       ])
     )[0]?.ids;
 
-  const createServer = async (who: Call, name: string): Promise<string> => {
-    const r = await who('POST', '/v1/mcp/servers', {
-      runtime: 'remote',
+  const createServer = (who: Call, name: string): Promise<string> =>
+    registerRemote(who, {
       name,
       display_name: `Remote ${name}`,
       address: upstream.url,
     });
-    assert.equal(r.status, 200, r.text);
-    return (r.json() as { id: string }).id;
-  };
   const createAgent = async (who: Call, name: string, ids: string[]): Promise<Agent> => {
     const r = await who('POST', '/v1/agents', { name, mcp_server_ids: ids });
     assert.equal(r.status, 201, r.text);

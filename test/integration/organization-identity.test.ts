@@ -20,7 +20,14 @@ import { queryRows, startTestApi, tokenFor, type TestApi } from './api-helpers.j
 import { startTestGateway, type TestGateway } from './gateway-helpers.js';
 import { kubeConfig } from './harness.js';
 import { kcAdmin } from './keycloak-admin.js';
-import { caller, link, provisionTenant, setMembership, type Tenant } from './mcp-helpers.js';
+import {
+  caller,
+  link,
+  provisionTenant,
+  registerRemote,
+  setMembership,
+  type Tenant,
+} from './mcp-helpers.js';
 import { startOperatorProcess } from './operator-process.js';
 import { rememberSecret } from './secrets.js';
 
@@ -69,14 +76,11 @@ describe('a tenant whose organization is deleted in Keycloak and re-created by t
     await setMembership(a.organizationId, 'member', true);
     const admin = caller(api.url, 'admin', a.organizationId);
     const member = caller(api.url, 'member', a.organizationId);
-    const r = await admin('POST', '/v1/mcp/servers', {
-      runtime: 'remote',
+    serverId = await registerRemote(admin, {
       name: 'docs',
       display_name: 'Docs',
       address: upstream.url,
     });
-    assert.equal(r.status, 200, r.text);
-    serverId = (r.json() as { id: string }).id;
     await link(member, serverId, credential);
     const agent = await member('POST', '/v1/agents', {
       name: 'researcher',
