@@ -53,7 +53,8 @@ describe('chart ClusterRoles', () => {
             'events.k8s.io events: create,patch',
             'networking.k8s.io networkpolicies: create,delete,get,list,patch,watch',
             'rbac.authorization.k8s.io clusterroles[<release>-api-tenant,<release>-operator-tenant]: bind',
-            'rbac.authorization.k8s.io rolebindings: create,delete,get,update',
+            'rbac.authorization.k8s.io rolebindings: create',
+            'rbac.authorization.k8s.io rolebindings[<release>-api-tenant,<release>-operator-tenant]: delete,get,update',
           ],
           // No Secret, Pod or Deployment anywhere: those are tenant-namespace rules.
           api: [

@@ -39,7 +39,7 @@ describe('MCP gateway caps (per user, per organization; real gateway, SDK server
     const r = await fetch(endpoint, {
       method: 'POST',
       headers: await headers(user, session),
-      body: JSON.stringify(body),
+      body: typeof body === 'string' ? body : JSON.stringify(body),
     });
     return { status: r.status, headers: r.headers, text: await r.text() };
   };
@@ -174,6 +174,13 @@ describe('MCP gateway caps (per user, per organization; real gateway, SDK server
       const refused = await post('member', initializeRequest('2025-11-25', 5));
       assertLimited(refused, 5);
       assert.match((JSON.parse(refused.text) as RpcError).error.message, /3 sessions/);
+      // The method spelled with a JSON escape is an initialize all the same.
+      const escaped = JSON.stringify(initializeRequest('2025-11-25', 6)).replace(
+        '"initialize"',
+        '"\\u0069nitialize"',
+      );
+      assert.match(escaped, /"\\u0069nitialize"/);
+      assertLimited(await post('member', escaped), 6);
       // A request within a session is not a new session.
       assert.equal((await ping('member', sessions[0]!)).status, 200);
 

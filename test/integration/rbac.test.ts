@@ -155,6 +155,28 @@ describe('RBAC declared next to the code (the chart installed with Helm, real ap
       { verb: 'create', group: 'rbac.authorization.k8s.io', resource: 'rolebindings' },
       true,
     ],
+    // Only its own RoleBindings (named after the tenant ClusterRoles) may it change or remove.
+    [
+      'operator',
+      {
+        verb: 'delete',
+        group: 'rbac.authorization.k8s.io',
+        resource: 'rolebindings',
+        name: `${RELEASE}-api-tenant`,
+      },
+      true,
+    ],
+    [
+      'operator',
+      {
+        verb: 'delete',
+        group: 'rbac.authorization.k8s.io',
+        resource: 'rolebindings',
+        name: 'someone-elses',
+        namespace: 'kube-system',
+      },
+      false,
+    ],
     [
       'operator',
       {

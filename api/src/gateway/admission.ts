@@ -48,8 +48,7 @@ async function organizationOf(
 /** Whether a POST without a session id opens one: it carries an `initialize` request. */
 function opensSession(req: Request): boolean {
   if (req.method !== 'POST' || req.get('mcp-session-id') !== undefined) return false;
-  // Most bodies are not an initialize: parse only those that may be one.
-  if (!Buffer.isBuffer(req.body) || !req.body.includes('"initialize"')) return false;
+  // Parsed, never searched for bytes: `"\u0069nitialize"` is an initialize too.
   return (messages(req) ?? []).some((m) => m.method === 'initialize');
 }
 
@@ -78,6 +77,8 @@ export async function admit(
     held.closed = true;
     end();
   });
+  // …or before it: while it was authenticated ('close' has fired already).
+  if (res.destroyed) held.closed = true;
   const organizationId = await organizationOf(
     d.servers,
     String(req.params.server_id ?? ''),

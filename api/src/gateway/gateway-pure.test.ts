@@ -106,7 +106,7 @@ describe('tools/list filtering', () => {
     });
 
   it('filters a JSON answer and keeps the cursor', () => {
-    const out = JSON.parse(filterJsonBody(list(1), allowed)) as {
+    const out = JSON.parse(filterJsonBody(list(1), allowed) ?? '') as {
       result: { tools: { name: string }[]; nextCursor: string };
     };
     assert.deepEqual(
@@ -117,20 +117,26 @@ describe('tools/list filtering', () => {
   });
 
   it('filters a tools result whatever request id it answers (id reuse, resumed streams)', () => {
-    const out = JSON.parse(filterJsonBody(list(2), allowed)) as { result: { tools: unknown[] } };
+    const out = JSON.parse(filterJsonBody(list(2), allowed) ?? '') as {
+      result: { tools: unknown[] };
+    };
     assert.equal(out.result.tools.length, 1);
   });
 
   it('leaves messages without a tools result byte for byte', () => {
     const other = '{"jsonrpc":"2.0","id":3,"result":{"content":[]}}';
     assert.equal(filterJsonBody(other, allowed), other);
-    assert.equal(filterJsonBody('not json', allowed), 'not json');
+  });
+
+  it('answers nothing for a body it cannot parse, a listing behind a byte-order mark included (fails closed)', () => {
+    assert.equal(filterJsonBody('not json', allowed), undefined);
+    assert.equal(filterJsonBody(`\uFEFF${list(1)}`, allowed), undefined);
   });
 
   it('leaves a batch without a tools result as it was, and filters one with it', () => {
     const other = '[{"jsonrpc":"2.0","id":3,"result":{"content":[]}}]';
     assert.equal(filterJsonBody(other, allowed), other);
-    const out = JSON.parse(filterJsonBody(`[${list(1)},${list(2)}]`, allowed)) as {
+    const out = JSON.parse(filterJsonBody(`[${list(1)},${list(2)}]`, allowed) ?? '') as {
       result: { tools: { name: string }[] };
     }[];
     assert.deepEqual(

@@ -80,14 +80,21 @@ function toolNameValue(m: JsonRpcMessage): unknown {
 /** The refusal of a session id this user was not given: like an ended session (404). */
 class SessionUnknown extends Error {}
 
+const parsedBodies = new WeakMap<Buffer, unknown>();
+
 /** A body as JSON, when it is UTF-8 without a byte-order mark that parses; else undefined. */
 export function jsonBody(body: unknown): unknown {
-  const raw = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
+  if (!Buffer.isBuffer(body)) return undefined;
+  // Admission and the proxy both read the body: it is parsed once.
+  if (parsedBodies.has(body)) return parsedBodies.get(body);
+  let parsed: unknown;
   try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(raw));
+    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body));
   } catch {
-    return undefined;
+    parsed = undefined;
   }
+  parsedBodies.set(body, parsed);
+  return parsed;
 }
 
 /** The request's first JSON-RPC id, kept for refusals made after the handler threw. */
@@ -115,6 +122,8 @@ export async function proxy(
   // is awaited, so a client that leaves early is never missed).
   const abort = new AbortController();
   res.on('close', () => abort.abort());
+  // A client that left while it was authenticated or admitted closed before this listener.
+  if (res.destroyed) abort.abort();
   const method = req.method;
   const serverId = String(req.params.server_id ?? '');
   // A POST body must be JSON-RPC the gateway itself can read: what it cannot check (a BOM, a

@@ -118,6 +118,13 @@ export async function relayAnswer(
       throw refusal('too_large');
     }
     filteredJson = filterJsonBody(whole.toString('utf8'), allowed);
+    if (filteredJson === undefined) {
+      c.logger.info({ server: c.serverId }, 'upstream answered JSON the gateway cannot read');
+      throw new ApiError(
+        'mcp_server_unreachable',
+        'the MCP server answered JSON that is not valid',
+      );
+    }
   }
 
   res.status(answer.status);

@@ -33,13 +33,20 @@ export function filterMessages(body: unknown, allowed: (tool: string) => boolean
   return out.every((m, i) => m === body[i]) ? body : out;
 }
 
-/** A whole body (one message or a batch). */
-export function filterJsonBody(text: string, allowed: (tool: string) => boolean): string {
+/**
+ * A whole body (one message or a batch); undefined when it does not parse. Such a body is not
+ * passed on: a client may read what the gateway could not (a byte-order mark, say), and see
+ * tools the allowlist hides.
+ */
+export function filterJsonBody(
+  text: string,
+  allowed: (tool: string) => boolean,
+): string | undefined {
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    return text;
+    return undefined;
   }
   return JSON.stringify(filterMessages(body, allowed));
 }

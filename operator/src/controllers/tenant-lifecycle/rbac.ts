@@ -27,12 +27,19 @@ export const TENANT_LIFECYCLE_RULES: readonly PolicyRule[] = [
     resources: ['namespaces'],
     verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
   },
-  // Each tenant namespace's RoleBindings to the tenant ClusterRoles (access.ts). Creating one
-  // needs `bind` on its ClusterRole (RBAC's escalation rule), on those two only.
+  // Each tenant namespace's RoleBindings to the tenant ClusterRoles (access.ts), named after
+  // them: reading, changing and removing only those. Creating one (which RBAC cannot limit by
+  // name) needs `bind` on its ClusterRole (RBAC's escalation rule), on those two only.
   {
     apiGroups: ['rbac.authorization.k8s.io'],
     resources: ['rolebindings'],
-    verbs: ['get', 'create', 'update', 'delete'],
+    verbs: ['create'],
+  },
+  {
+    apiGroups: ['rbac.authorization.k8s.io'],
+    resources: ['rolebindings'],
+    verbs: ['get', 'update', 'delete'],
+    resourceNames: TENANT_CLUSTER_ROLES,
   },
   {
     apiGroups: ['rbac.authorization.k8s.io'],

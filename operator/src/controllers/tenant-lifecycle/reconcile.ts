@@ -41,12 +41,12 @@ export async function reconcileTenant(
     return; // the update comes back through the watch
   }
 
-  // The namespace is ready once the API (and the operator) may work in it (access.ts) and its
-  // NetworkPolicies are in place (docs/adr/0014).
-  const namespace = await ensureNetworkPolicies(
-    d.networkPolicies,
+  // The namespace is ready once its NetworkPolicies are in place (docs/adr/0014) and then the
+  // API (and the operator) may work in it (access.ts): isolation before anything runs there.
+  const namespace = await ensureTenantAccess(
+    d,
     tl,
-    await ensureTenantAccess(d, tl, await ensureNamespace(d, tl)),
+    await ensureNetworkPolicies(d.networkPolicies, tl, await ensureNamespace(d, tl)),
   );
   crashPoint(d, tl, 'Namespace');
   const identity: StepState & { organizationId?: string } =
