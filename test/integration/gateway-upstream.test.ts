@@ -26,7 +26,7 @@ const SMALL_TIMEOUT_MS = 2000;
 interface Seen {
   method: string;
   id: unknown;
-  /** Its connection closed (the gateway gave up on it, or its client left). */
+  /** Its connection closed before its answer was complete (the gateway gave up on it). */
   closed: boolean;
 }
 
@@ -112,6 +112,10 @@ async function startBareUpstream() {
     if (method === 'tools/list' && cursor === 'batch-json') {
       return json(`[${listing(id)},${listing(id)}]`);
     }
+    if (method === 'tools/list' && cursor === 'bom') {
+      // A byte-order mark: JSON.parse refuses it, a client's response.json() strips it.
+      return json(`\uFEFF${listing(id)}`);
+    }
     if (method === 'tools/list' && cursor === 'batch-sse') {
       return sse().end(`data: [${listing(id)},${listing(id)}]\n\n`);
     }
@@ -135,8 +139,9 @@ async function startBareUpstream() {
       const method = typeof body.method === 'string' ? body.method : '';
       const entry: Seen = { method, id: body.id, closed: false };
       seen.push(entry);
-      req.socket.on('close', () => {
-        entry.closed = true;
+      // On the response, not the keep-alive socket (one listener per request piled up there).
+      res.on('close', () => {
+        if (!res.writableFinished) entry.closed = true;
       });
       answer(res, method, body.id, body.params?.cursor);
     });
@@ -346,6 +351,23 @@ describe('MCP gateway against a bare upstream: timeouts, buffering, event stream
           cursor,
         );
       }
+    });
+  });
+
+  describe('what the gateway cannot read, with an allowlist', function () {
+    it('refuses a JSON listing behind a byte-order mark (503 mcp_server_unreachable) instead of passing it on unfiltered', async function () {
+      const r = await rpc(request(303, 'tools/list', { cursor: 'bom' }));
+      assert.equal(r.status, 503, r.text);
+      assert.doesNotMatch(r.text, /"add"/);
+      const body = JSON.parse(r.text) as { id: unknown; error: { data: { code: string } } };
+      assert.equal(body.id, 303);
+      assert.equal(body.error.data.code, 'mcp_server_unreachable');
+    });
+
+    it('passes an empty 202 (a notification) through', async function () {
+      const r = await rpc({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      assert.equal(r.status, 202, r.text);
+      assert.equal(r.text, '');
     });
   });
 

@@ -117,7 +117,13 @@ export async function relayAnswer(
       giveUp();
       throw refusal('too_large');
     }
-    filteredJson = filterJsonBody(whole.toString('utf8'), allowed);
+    const text = whole.toString('utf8');
+    filteredJson = filterJsonBody(text, allowed);
+    // What a client would not read as JSON (an empty 202, a plain-text error page) passes as
+    // it is; a JSON answer the gateway cannot read is refused, never passed on unfiltered.
+    if (filteredJson === undefined && (text.trim() === '' || !type.includes('json'))) {
+      filteredJson = text;
+    }
     if (filteredJson === undefined) {
       c.logger.info({ server: c.serverId }, 'upstream answered JSON the gateway cannot read');
       throw new ApiError(
