@@ -96,15 +96,16 @@ describe('gateway JSON-RPC bodies', () => {
   });
 });
 
-describe('tools/list filtering', () => {
-  const allowed = (n: string) => n === 'echo';
-  const list = (id: number) =>
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      result: { tools: [{ name: 'echo' }, { name: 'add' }], nextCursor: 'p2' },
-    });
+/** The allowlist of the filtering tests, and a listing offering one allowed and one hidden tool. */
+const allowed = (n: string) => n === 'echo';
+const list = (id: number) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    result: { tools: [{ name: 'echo' }, { name: 'add' }], nextCursor: 'p2' },
+  });
 
+describe('tools/list filtering', () => {
   it('filters a JSON answer and keeps the cursor', () => {
     const out = JSON.parse(filterJsonBody(list(1), allowed) ?? '') as {
       result: { tools: { name: string }[]; nextCursor: string };
@@ -147,13 +148,6 @@ describe('tools/list filtering', () => {
 });
 
 describe('event stream re-writing (eventsource-parser)', () => {
-  const allowed = (n: string) => n === 'echo';
-  const list = (id: number) =>
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      result: { tools: [{ name: 'echo' }, { name: 'add' }], nextCursor: 'p2' },
-    });
   const rewriter = (opts: { maxBufferedChars?: number; outcome?: StreamOutcome } = {}) =>
     sseRewriter({
       allowed,
