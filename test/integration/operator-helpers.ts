@@ -1,8 +1,15 @@
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import { API_VERSION, TENANT_LIFECYCLE_KIND, type TenantLifecycle } from '@aiplane/crds';
+import {
+  API_VERSION,
+  GROUP,
+  TENANT_LIFECYCLE_KIND,
+  TENANT_LIFECYCLE_PLURAL,
+  VERSION,
+  type TenantLifecycle,
+} from '@aiplane/crds';
 import { loadOperatorConfig, startOperator } from '@aiplane/operator';
-import { createLogger } from '@aiplane/lib';
+import { createLogger, kubeRequest } from '@aiplane/lib';
 import type { ManagerHandle } from '@aiplane/operator/runtime';
 import { waitFor } from '@aiplane/hack';
 import { placeholderControllers } from './fixtures/placeholder-controller.js';
@@ -47,6 +54,21 @@ export async function readTenant(name: string): Promise<TenantLifecycle> {
     kind: TENANT_LIFECYCLE_KIND,
     metadata: { name },
   });
+}
+
+/**
+ * Changes a tenant's display name as a user would: a merge patch without a resourceVersion, so it
+ * cannot race an operator's status write (a replace of a just-read object can, and answers 409).
+ * Returns the generation the change produced.
+ */
+export async function renameTenant(name: string, displayName: string): Promise<number> {
+  const updated = await kubeRequest<TenantLifecycle>(kubeConfig(), {
+    method: 'PATCH',
+    path: `/apis/${GROUP}/${VERSION}/${TENANT_LIFECYCLE_PLURAL}/${name}`,
+    contentType: 'application/merge-patch+json',
+    body: { spec: { displayName } },
+  });
+  return updated.metadata.generation ?? 0;
 }
 
 /** The Ready condition's message once status.observedGeneration reaches `generation`. */

@@ -6,6 +6,7 @@ import {
   labelledTenant,
   readTenant,
   reconciledMessage,
+  renameTenant,
   startPlaceholderOperator,
 } from './operator-helpers.js';
 
@@ -34,16 +35,11 @@ describe('operator runtime against the real apiserver', function () {
 
   it('reconciles again after a spec change bumps the generation, keeping lastTransitionTime', async function () {
     const slug = uniqueName('chg');
-    const api = objectApi(kubeConfig());
-    await api.create(labelledTenant(slug, label));
+    await objectApi(kubeConfig()).create(labelledTenant(slug, label));
     await reconciledMessage(slug, 1);
     const before = await readTenant(slug);
     const firstTransition = before.status?.conditions?.[0]?.lastTransitionTime;
-    const updated = await api.replace({
-      ...before,
-      spec: { ...before.spec, displayName: 'Renamed' },
-    });
-    assert.equal(updated.metadata?.generation, 2);
+    assert.equal(await renameTenant(slug, 'Renamed'), 2);
     assert.equal(
       await reconciledMessage(slug, 2),
       'reconciled by placeholder-inproc at generation 2',
