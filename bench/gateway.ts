@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { API_VERSION, tenantNamespace } from '@aiplane/crds';
-import { loadApiConfig, loadGatewayConfig, startApi, startGateway } from '@aiplane/api';
+import { loadApiConfig, startApi } from '@aiplane/api';
+import { loadGatewayConfig, startGateway } from '@aiplane/gateway';
 import { createLogger, kubeRequest } from '@aiplane/lib';
 import {
   apiEnv,

@@ -1,30 +1,34 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import express, { type Express } from 'express';
-import type { Logger } from '@aiplane/lib';
-import type { Authenticator } from './auth/authenticator.js';
-import { authenticate, requirePermission } from './auth/middleware.js';
-import { errorMiddleware, notFound } from './errors/middleware.js';
-import { pathOnly, probeRoutes, requestLog } from './http-basics.js';
-import { apiKeysRouter } from './routes/api-keys.js';
-import { meRouter } from './routes/me.js';
-import { STT_PATH, sttUpgradeHandler } from './routes/stt.js';
-import type { ApiKeyStore } from './store/api-key-store.js';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger, ResourceCache } from '@aiplane/lib';
+import {
+  type Authenticator,
+  authenticate,
+  requirePermission,
+  type ApiKeyStore,
+} from '@aiplane/lib/auth';
+import { errorMiddleware, notFound } from '@aiplane/lib/errors';
+import { pathOnly, probeRoutes, requestLog } from '@aiplane/lib/service';
 import type { TenantLifecycle } from '@aiplane/crds';
-import type { ResourceCache } from './kube/resource-cache.js';
-import { tenantsRouter } from './routes/tenants.js';
-import { mcpServersRouter, type McpServersRouterOptions } from './routes/mcp-servers.js';
-import { agentsRouter, type AgentsRouterOptions } from './routes/agents.js';
-import { mcpOAuthRouter } from './routes/mcp-oauth.js';
+import { agentsRouter, type AgentsRouterOptions } from './agents/routes.js';
+import { apiKeysRouter } from './keys/routes.js';
 import type { McpOAuthLinking } from './mcp/oauth/oauth-linking.js';
+import { mcpOAuthRouter } from './mcp/oauth/routes.js';
+import { mcpServersRouter, type McpServersRouterOptions } from './mcp/routes.js';
+import { meRouter } from './me/routes.js';
+import { STT_PATH, sttUpgradeHandler } from './speech/stt-socket.js';
+import { tenantsRouter } from './tenants/routes.js';
+import type { TenantStore } from './tenants/store.js';
 
 export interface AppDeps {
   logger: Logger;
   authenticator: Authenticator;
   apiKeys: ApiKeyStore;
-  kc: KubeConfig;
+  /** The watch cache of tenants: which namespace is whose organization. */
   tenants: ResourceCache<TenantLifecycle>;
+  /** Tenant records for the admin routes. */
+  tenantStore: TenantStore;
   mcp: Omit<McpServersRouterOptions, 'tenants'>;
   /** OAuth linking of upstream credentials. */
   mcpOAuth: McpOAuthLinking;
@@ -46,7 +50,7 @@ export function createApp(deps: AppDeps): Express {
   v1.use(express.json({ limit: '1mb' }));
   v1.use('/me', meRouter());
   v1.use('/api-keys', apiKeysRouter({ apiKeys: deps.apiKeys }));
-  v1.use('/admin/tenants', tenantsRouter({ kc: deps.kc, tenants: deps.tenants }));
+  v1.use('/admin/tenants', tenantsRouter({ tenants: deps.tenantStore }));
   v1.use('/mcp/servers', mcpServersRouter({ ...deps.mcp, tenants: deps.tenants }));
   v1.use(
     '/mcp',

@@ -1,10 +1,8 @@
 export { attachWebSockets, createApp, type AppDeps } from './app.js';
 export { ConfigError, loadApiConfig, type ApiConfig } from './config.js';
 export { startApi, type RunningApi, type StartApiOptions } from './server.js';
-export { ERROR_CODES, type ErrorCode } from './errors/codes.js';
-export { API_KEY_PREFIX } from './auth/api-key-format.js';
-export type { TenantRecord } from './routes/tenant-record.js';
+export { ERROR_CODES, type ErrorCode } from '@aiplane/lib/errors';
+export { API_KEY_PREFIX } from '@aiplane/lib/auth';
+export type { TenantRecord } from './tenants/record.js';
 export type { ServerCondition, ServerRecord, ServerStatusRecord } from './mcp/server-record.js';
-export { loadGatewayConfig, type GatewayConfig } from './gateway/config.js';
-export { startGateway, type RunningGateway } from './gateway/server.js';
-export { API_RULES, API_TENANT_RULES, GATEWAY_RULES } from './rbac.js';
+export { API_RULES, API_TENANT_RULES } from './rbac.js';

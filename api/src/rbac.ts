@@ -2,7 +2,7 @@ import { GROUP } from '@aiplane/crds';
 import { mergeRules, type PolicyRule } from '@aiplane/lib';
 
 /**
- * What the API does cluster-wide (routes/tenants.ts, the watch caches of platform.ts), nothing
+ * What the API does cluster-wide (tenants/store.ts, the watch caches of lib/src/service/platform.ts), nothing
  * more. Everything it does inside a tenant namespace is `API_TENANT_RULES`.
  */
 export const API_RULES: readonly PolicyRule[] = mergeRules([
@@ -17,7 +17,7 @@ export const API_RULES: readonly PolicyRule[] = mergeRules([
 ]);
 
 /**
- * What the API does inside a tenant namespace (mcp/server-store.ts). The chart's ClusterRole
+ * What the API does inside a tenant namespace (mcp/server-store.ts, env-secrets.ts, workload-admission.ts). The chart's ClusterRole
  * `<release>-api-tenant` holds these rules and is bound to the API's ServiceAccount in each
  * tenant namespace only, by the operator (a RoleBinding, operator/src/controllers/tenant-lifecycle/access.ts):
  * the API cannot write a Secret, a Pod or an McpServer anywhere else.
@@ -34,13 +34,4 @@ export const API_TENANT_RULES: readonly PolicyRule[] = mergeRules([
   // Server-side dry-runs of a managed server's workload before anything is written.
   { apiGroups: ['apps'], resources: ['deployments'], verbs: ['create'] },
   { apiGroups: [''], resources: ['pods'], verbs: ['create'] },
-]);
-
-/** What the gateway reads: which server an id is, and which namespace is whose. */
-export const GATEWAY_RULES: readonly PolicyRule[] = mergeRules([
-  {
-    apiGroups: [GROUP],
-    resources: ['mcpservers', 'tenantlifecycles'],
-    verbs: ['get', 'list', 'watch'],
-  },
 ]);

@@ -1,18 +1,21 @@
 import { createServer, type Server } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { checkRemoteAddress, type Logger } from '@aiplane/lib';
-import { ApiError } from './errors/api-error.js';
+import { ApiError } from '@aiplane/lib/errors';
 import { AvailableTools } from './mcp/available-tools.js';
 import { McpOAuthLinking } from './mcp/oauth/oauth-linking.js';
-import { organizationNamespace } from './mcp/organization-namespace.js';
+import { organizationNamespace } from '@aiplane/lib/mcp';
 import { McpServerCleanup } from './mcp/server-cleanup.js';
+import { McpEnvSecrets } from './mcp/env-secrets.js';
 import { McpServerStore } from './mcp/server-store.js';
-import { AgentStore } from './store/agent-store.js';
-import { OrganizationRows } from './store/organization-rows.js';
-import { OAuthStateStore } from './store/oauth-state-store.js';
+import { WorkloadAdmission } from './mcp/workload-admission.js';
+import { AgentStore } from './agents/store.js';
+import { TenantStore } from './tenants/store.js';
+import { OrganizationRows } from './tenants/organization-rows.js';
+import { OAuthStateStore } from './mcp/oauth/state-store.js';
 import { attachWebSockets, createApp } from './app.js';
 import type { ApiConfig } from './config.js';
-import { listen, openPlatform } from './platform.js';
+import { listen, openPlatform } from '@aiplane/lib/service';
 
 export interface RunningApi {
   server: Server;
@@ -37,7 +40,7 @@ export async function startApi(
 ): Promise<RunningApi> {
   const platform = await openPlatform(config, logger, opts.kc);
   const { kc, db, tenants, credentials, dialers } = platform;
-  const servers = new McpServerStore(kc, platform.servers, logger);
+  const servers = new McpServerStore(kc, platform.servers, new McpEnvSecrets(kc, logger));
   const agents = new AgentStore(db);
   const states = new OAuthStateStore(db, config.mcp.credentialKeys);
   // The API, not the gateway, removes what is kept about servers that went without its route.
@@ -53,11 +56,12 @@ export async function startApi(
   const allowLoopback = config.mcp.allowLoopbackUpstreams;
   const deps = {
     logger,
-    kc,
     tenants,
+    tenantStore: new TenantStore(kc, tenants),
     apiKeys: platform.apiKeys,
     mcp: {
       servers,
+      workloads: new WorkloadAdmission(kc),
       credentials,
       gatewayBase: config.mcp.gatewayPublicUrl,
       tools: new AvailableTools({

@@ -1,5 +1,6 @@
 import { stringify } from 'yaml';
-import { API_RULES, API_TENANT_RULES, GATEWAY_RULES } from '@aiplane/api';
+import { API_RULES, API_TENANT_RULES } from '@aiplane/api';
+import { GATEWAY_RULES } from '@aiplane/gateway';
 import { RELEASE_PREFIX, type PolicyRule } from '@aiplane/lib';
 import { OPERATOR_NAMESPACE_RULES, OPERATOR_RULES, OPERATOR_TENANT_RULES } from '@aiplane/operator';
 

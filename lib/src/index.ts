@@ -74,3 +74,5 @@ export {
   type RemoteAddressRule,
 } from './net/check-remote-address.js';
 export { mergeRules, RELEASE_PREFIX, type PolicyRule } from './kube/rbac.js';
+export { ResourceCache } from './kube/resource-cache.js';
+export { MCP_SERVERS_PATH, TENANT_LIFECYCLES_PATH } from './kube/resource-paths.js';

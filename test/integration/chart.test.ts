@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { loadApiConfig, loadGatewayConfig } from '@aiplane/api';
+import { loadApiConfig } from '@aiplane/api';
+import { loadGatewayConfig } from '@aiplane/gateway';
 import { kubeRequest } from '@aiplane/lib';
 import { loadOperatorConfig } from '@aiplane/operator';
 import { repoRoot } from '@aiplane/hack';

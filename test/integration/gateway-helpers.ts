@@ -1,6 +1,6 @@
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import { loadGatewayConfig, startGateway, type RunningGateway } from '@aiplane/api';
+import { loadGatewayConfig, startGateway, type RunningGateway } from '@aiplane/gateway';
 import { createLogger } from '@aiplane/lib';
 import { apiEnv, type ManagedProcess } from '@aiplane/hack';
 import { awaitReady, startTestApi, type TestApi } from './api-helpers.js';

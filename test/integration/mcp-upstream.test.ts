@@ -12,7 +12,7 @@ import {
   listUpstreamTools,
   type PinnedFetch,
   UpstreamError,
-} from '../../api/src/mcp/upstream/index.js';
+} from '@aiplane/lib/mcp';
 
 const CREDENTIAL = 'linked-credential-7f3a9c';
 

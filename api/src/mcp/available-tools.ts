@@ -1,10 +1,15 @@
 import type { McpServer } from '@aiplane/crds';
 import type { Logger } from '@aiplane/lib';
-import { ApiError } from '../errors/api-error.js';
-import { upstreamTarget, type UpstreamDialers } from './upstream-target.js';
-import type { CredentialStore } from '../store/credential-store.js';
-import { upstreamBearer } from './oauth/upstream-bearer.js';
-import { listUpstreamTools, UpstreamError } from './upstream/index.js';
+import { ApiError } from '@aiplane/lib/errors';
+import {
+  isAllowed,
+  upstreamTarget,
+  type UpstreamDialers,
+  upstreamBearer,
+  listUpstreamTools,
+  UpstreamError,
+} from '@aiplane/lib/mcp';
+import type { CredentialStore } from '@aiplane/lib/store';
 
 /**
  * One entry of `GET /v1/mcp/servers/{id}/available-tools` (spec: "not shown"; docs/mcp.md):
@@ -19,10 +24,6 @@ export interface AvailableTool {
   input_schema: Record<string, unknown>;
   /** Whether the gateway lets clients see and call it (empty allowlist: every tool). */
   allowed: boolean;
-}
-
-export function isAllowed(allowlist: readonly string[] | undefined, tool: string): boolean {
-  return !allowlist || allowlist.length === 0 || allowlist.includes(tool);
 }
 
 /** Lists an upstream's tools with the calling user's own credential. */

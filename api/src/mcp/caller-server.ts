@@ -1,11 +1,10 @@
 import type { Request, Response } from 'express';
 import type { McpServer, TenantLifecycle } from '@aiplane/crds';
-import { organizationOf, principalOf } from '../auth/middleware.js';
-import { ApiError } from '../errors/api-error.js';
-import type { ResourceCache } from '../kube/resource-cache.js';
-import { isUuid } from '../validation.js';
-import { organizationNamespace } from './organization-namespace.js';
-import { ACCESS_DENIED_MESSAGE, type McpServerStore } from './server-store.js';
+import { organizationOf, principalOf } from '@aiplane/lib/auth';
+import type { ResourceCache } from '@aiplane/lib';
+import { mayUseServer, organizationNamespace, serverAccessDenied } from '@aiplane/lib/mcp';
+import { isUuid } from '@aiplane/lib/service';
+import type { McpServerStore } from './server-store.js';
 
 /** Who calls and where: the caller's organization and its namespace (none without a tenant). */
 export interface CallerScope {
@@ -38,10 +37,14 @@ export async function findCallerServer(
   res: Response,
   deps: ServerLookup,
 ): Promise<CallerScope & { server: McpServer; id: string }> {
+  const principal = principalOf(res);
   const scope = callerScope(req, res, deps.tenants);
   const id = serverIdParam(req) ?? '';
   const server = await findInOrganization(deps, scope.organizationId, id);
-  if (!server) throw new ApiError('mcp_server_access_denied', ACCESS_DENIED_MESSAGE);
+  // The same decision as the gateway's, for the organization the caller acts in.
+  if (!server || !mayUseServer(deps.tenants, principal, server, scope.organizationId)) {
+    throw serverAccessDenied();
+  }
   return { ...scope, server, id };
 }
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { ApiError, ValidationFailed } from '../errors/api-error.js';
+import { ApiError, ValidationFailed } from '@aiplane/lib/errors';
 import { parseCreateServer, parseUpdateServer } from './server-body.js';
 
 const managed = {

@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { McpRuntime } from '@aiplane/crds';
-import { ApiError, type FieldError, ValidationFailed } from '../errors/api-error.js';
-import { validator } from '../validation.js';
+import { ApiError, type FieldError, ValidationFailed } from '@aiplane/lib/errors';
+import { validator } from '@aiplane/lib/service';
 
 /**
  * Request bodies of `POST /v1/mcp/servers` and `PUT /v1/mcp/servers/{id}` (spec: MCP Server

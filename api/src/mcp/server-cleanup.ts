@@ -1,10 +1,8 @@
 import type { McpServer, TenantLifecycle } from '@aiplane/crds';
-import type { Logger } from '@aiplane/lib';
-import type { ResourceCache } from '../kube/resource-cache.js';
-import type { AgentStore } from '../store/agent-store.js';
-import type { CredentialStore } from '../store/credential-store.js';
-import type { OrganizationRows } from '../store/organization-rows.js';
-import type { LiveScope } from '../store/orphan-filter.js';
+import type { Logger, ResourceCache } from '@aiplane/lib';
+import type { AgentStore } from '../agents/store.js';
+import type { CredentialStore, LiveScope } from '@aiplane/lib/store';
+import type { OrganizationRows } from '../tenants/organization-rows.js';
 import { goneServer } from './gone-server.js';
 import { agentSweep, goneTenant, organizationMove } from './gone-tenant.js';
 

@@ -1,8 +1,6 @@
-import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import {
-  API_VERSION,
   GROUP,
-  mcpDeployment,
   MCP_SERVER_KIND,
   MCP_SERVER_PLURAL,
   metaTime,
@@ -10,17 +8,21 @@ import {
   type McpServer,
   type McpServerSpec,
 } from '@aiplane/crds';
-import { httpStatusOf, isConflict, isNotFound, kubeRequest, type Logger } from '@aiplane/lib';
-import { ApiError } from '../errors/api-error.js';
-import type { ResourceCache } from '../kube/resource-cache.js';
+import {
+  httpStatusOf,
+  isConflict,
+  isNotFound,
+  kubeRequest,
+  type ResourceCache,
+} from '@aiplane/lib';
+import { ApiError } from '@aiplane/lib/errors';
+import { serverAccessDenied } from '@aiplane/lib/mcp';
+import { notProvisioned } from '../tenants/provisioning.js';
+import type { McpEnvSecrets } from './env-secrets.js';
 import type { CreateServerBody, UpdateServerBody } from './server-body.js';
 import {
   ENV_NAMES_ANNOTATION,
-  MANAGED_BY,
-  MANAGED_BY_LABEL,
   newServerObject,
-  ORGANIZATION_LABEL,
-  SERVER_LABEL,
   specOf,
   UPDATED_AT_ANNOTATION,
   updatedSpec,
@@ -28,13 +30,10 @@ import {
 
 const serversPath = (ns: string) =>
   `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${MCP_SERVER_PLURAL}`;
-const secretsPath = (ns: string) => `/api/v1/namespaces/${ns}/secrets`;
 const UPDATE_ATTEMPTS = 5;
 
-type Env = Record<string, string>;
-
 /**
- * McpServer resources and their environment Secrets. Writes answer from the apiserver's reply
+ * McpServer resources (their environment Secrets through McpEnvSecrets). Writes answer from the apiserver's reply
  * and are remembered by the cache (read-your-writes); reads come from the watch cache.
  *
  * The environment lives in a Secret of its own, written BEFORE the resource that names it:
@@ -47,7 +46,7 @@ export class McpServerStore {
   constructor(
     private readonly kc: KubeConfig,
     private readonly cache: ResourceCache<McpServer>,
-    private readonly logger: Logger,
+    private readonly env: McpEnvSecrets,
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
@@ -68,7 +67,7 @@ export class McpServerStore {
   }): Promise<McpServer> {
     const { namespace, body } = opts;
     const env = body.runtime === 'managed' ? (body.env ?? {}) : {};
-    const secret = await this.writeEnv(namespace, body.name, env);
+    const secret = await this.env.write(namespace, body.name, env);
     const spec: McpServerSpec = {
       ...specOf(body),
       ...(secret ? { envSecretRef: { name: secret } } : {}),
@@ -96,10 +95,10 @@ export class McpServerStore {
         : await this.written(namespace, body.name, writtenAt.toISOString());
       if (stored) {
         this.cache.remember(stored);
-        if (secret) await this.adoptSecret(stored, secret);
+        if (secret) await this.env.adopt(stored, secret);
         return stored;
       }
-      if (secret) await this.removeSecret(namespace, secret);
+      if (secret) await this.env.remove(namespace, secret);
       if (httpStatusOf(err) === 409) {
         throw new ApiError(
           'mcp_server_name_conflict',
@@ -110,7 +109,7 @@ export class McpServerStore {
       throw err;
     }
     this.cache.remember(created);
-    if (secret) await this.adoptSecret(created, secret);
+    if (secret) await this.env.adopt(created, secret);
     return created;
   }
 
@@ -121,7 +120,7 @@ export class McpServerStore {
     const env = body.runtime === 'managed' ? body.env : undefined;
     // null and omitted keep the stored environment; {} clears it; entries replace it.
     const replaceEnv = env !== undefined && env !== null;
-    const newSecret = replaceEnv ? await this.writeEnv(namespace, name, env) : undefined;
+    const newSecret = replaceEnv ? await this.env.write(namespace, name, env) : undefined;
     let oldSecret: string | undefined;
     let updated: McpServer | undefined;
     let writtenAt = '';
@@ -132,7 +131,7 @@ export class McpServerStore {
           path: `${serversPath(namespace)}/${name}`,
         });
         if (current.metadata.uid !== server.metadata.uid || deleting(current)) {
-          throw new ApiError('mcp_server_access_denied', ACCESS_DENIED_MESSAGE);
+          throw serverAccessDenied();
         }
         const spec = updatedSpec(current.spec, body);
         writtenAt = this.clock().toISOString();
@@ -160,14 +159,14 @@ export class McpServerStore {
       const stored = refused(err) ? undefined : await this.written(namespace, name, writtenAt);
       if (stored) updated = stored;
       else {
-        if (newSecret) await this.removeSecret(namespace, newSecret);
-        if (isNotFound(err)) throw new ApiError('mcp_server_access_denied', ACCESS_DENIED_MESSAGE);
+        if (newSecret) await this.env.remove(namespace, newSecret);
+        if (isNotFound(err)) throw serverAccessDenied();
         throw err;
       }
     }
     this.cache.remember(updated);
-    if (oldSecret && oldSecret !== newSecret) await this.removeSecret(namespace, oldSecret);
-    if (newSecret) await this.adoptSecret(updated, newSecret);
+    if (oldSecret && oldSecret !== newSecret) await this.env.remove(namespace, oldSecret);
+    if (newSecret) await this.env.adopt(updated, newSecret);
     return updated;
   }
 
@@ -188,62 +187,7 @@ export class McpServerStore {
       this.cache.remember(server, true);
     }
     const secret = server.spec.envSecretRef?.name;
-    if (secret) await this.removeSecret(namespace, secret);
-  }
-
-  /**
-   * Asks the cluster whether it would run this server's Deployment (a server-side dry-run:
-   * admission policies, Pod Security, image rules of the namespace), before anything is
-   * written. A refusal is 400 mcp_server_image_invalid with the cluster's reason.
-   */
-  async checkWorkload(namespace: string, name: string, spec: McpServerSpec): Promise<void> {
-    const deployment = mcpDeployment(
-      { apiVersion: API_VERSION, kind: MCP_SERVER_KIND, metadata: { name, namespace }, spec },
-      { envChecksum: 'dry-run' },
-    );
-    // No owner (the server may not exist yet) and a generated name, so a dry-run never
-    // collides with the server's own objects.
-    const metadata = {
-      labels: deployment.metadata?.labels,
-      generateName: 'mcp-dry-run-',
-    };
-    const template = deployment.spec?.template;
-    // The Deployment, for the policies on workloads; its Pod template as a Pod, since Pod
-    // Security admission enforces on Pods only (it merely warns about Deployments).
-    await this.dryRun(namespace, `/apis/apps/v1/namespaces/${namespace}/deployments`, {
-      ...deployment,
-      metadata,
-    });
-    await this.dryRun(namespace, `/api/v1/namespaces/${namespace}/pods`, {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { ...metadata, labels: template?.metadata?.labels },
-      spec: template?.spec,
-    });
-  }
-
-  private async dryRun(namespace: string, path: string, body: unknown): Promise<void> {
-    try {
-      await kubeRequest(this.kc, { method: 'POST', path, query: { dryRun: 'All' }, body });
-    } catch (err) {
-      const status = httpStatusOf(err);
-      const message = clusterMessage(err);
-      // RBAC refusing the API itself is our misconfiguration, not the server's: a 500 (logged).
-      if (status === 403 && / cannot create resource /.test(message)) throw err;
-      if (status === 400 || status === 403 || status === 422) {
-        throw new ApiError(
-          'mcp_server_image_invalid',
-          `the cluster refuses to run this server: ${message}`,
-        );
-      }
-      if (isNotFound(err)) {
-        throw new ApiError(
-          'organization_not_provisioned',
-          `the organization's tenant namespace ${namespace} does not exist (any more)`,
-        );
-      }
-      throw err;
-    }
+    if (secret) await this.env.remove(namespace, secret);
   }
 
   /**
@@ -266,104 +210,6 @@ export class McpServerStore {
       return undefined;
     }
   }
-
-  /** Creates the environment Secret; undefined for an empty environment. */
-  private async writeEnv(namespace: string, server: string, env: Env): Promise<string | undefined> {
-    if (Object.keys(env).length === 0) return undefined;
-    const secret: V1Secret = {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: {
-        generateName: `mcp-${server}-env-`,
-        labels: { [SERVER_LABEL]: server, [MANAGED_BY_LABEL]: MANAGED_BY },
-      },
-      type: 'Opaque',
-      stringData: env,
-    };
-    try {
-      const created = await kubeRequest<V1Secret>(this.kc, {
-        method: 'POST',
-        path: secretsPath(namespace),
-        body: secret,
-      });
-      return created.metadata?.name;
-    } catch (err) {
-      // The apiserver's message may quote the request; log the status and reason only.
-      this.logger.warn(
-        { namespace, server, status: httpStatusOf(err) },
-        'could not write an MCP server environment Secret',
-      );
-      throw new ApiError(
-        'mcp_server_environment_not_stored',
-        'the environment could not be stored; nothing was changed, retry later',
-      );
-    }
-  }
-
-  /** Makes the Secret owned by its server, so Kubernetes removes it with the server. */
-  private async adoptSecret(server: McpServer, secret: string): Promise<void> {
-    const namespace = server.metadata.namespace ?? '';
-    try {
-      await kubeRequest(this.kc, {
-        method: 'PATCH',
-        path: `${secretsPath(namespace)}/${secret}`,
-        contentType: 'application/merge-patch+json',
-        body: {
-          metadata: {
-            labels: { [ORGANIZATION_LABEL]: server.metadata.labels?.[ORGANIZATION_LABEL] ?? '' },
-            ownerReferences: [
-              {
-                apiVersion: server.apiVersion,
-                kind: MCP_SERVER_KIND,
-                name: server.metadata.name,
-                uid: server.metadata.uid,
-              },
-            ],
-          },
-        },
-      });
-    } catch (err) {
-      // The server works without it; deleting the server through the API removes the Secret.
-      this.logger.warn(
-        { namespace, secret, status: httpStatusOf(err) },
-        'could not set the owner of an MCP server environment Secret',
-      );
-    }
-  }
-
-  private async removeSecret(namespace: string, name: string): Promise<void> {
-    try {
-      await kubeRequest(this.kc, { method: 'DELETE', path: `${secretsPath(namespace)}/${name}` });
-    } catch (err) {
-      if (isNotFound(err)) return;
-      this.logger.warn(
-        { namespace, secret: name, status: httpStatusOf(err) },
-        'could not remove an MCP server environment Secret',
-      );
-    }
-  }
-}
-
-/** The one message of a refused server id: identical for absent and foreign servers. */
-export const ACCESS_DENIED_MESSAGE = 'no MCP server with this id is available to you';
-
-export function notProvisioned(organizationId: string): ApiError {
-  return new ApiError(
-    'organization_not_provisioned',
-    `organization ${organizationId} has no provisioned tenant; create one under /v1/admin/tenants first`,
-  );
-}
-
-/** The apiserver's own explanation of a refusal (a Status message), bounded. */
-function clusterMessage(err: unknown): string {
-  const body = (err as { body?: unknown }).body;
-  const message =
-    typeof body === 'object' &&
-    body !== null &&
-    typeof (body as { message?: unknown }).message === 'string'
-      ? (body as { message: string }).message
-      : 'refused';
-  return message.slice(0, 500);
 }
 
 /** The apiserver refused the write (a 4xx): it certainly did not happen. */

@@ -49,7 +49,7 @@ default
       key: {{ .key | quote }}
 {{- end }}
 
-{{/* The configuration the API and the gateway share (the gateway reads the API's, api/src/gateway/config.ts). */}}
+{{/* The configuration the API and the gateway share (lib/src/service/config.ts; api/src/config.ts and gateway/src/config.ts add where each listens). */}}
 {{- define "aiplane.apiEnv" -}}
 {{- $v := .Values -}}
 {{- $idp := $v.identityProvider -}}

@@ -5,7 +5,7 @@
  */
 export const COMPONENTS = {
   api: { main: 'api/src/main.ts' },
-  gateway: { main: 'api/src/gateway/main.ts' },
+  gateway: { main: 'gateway/src/main.ts' },
   operator: { main: 'operator/src/main.ts' },
 } as const;
 

@@ -1,29 +1,32 @@
-import { mcpWorkloadUrl } from '@aiplane/crds';
+import { mcpWorkloadUrl, type McpServer } from '@aiplane/crds';
 import { gatewayUrl } from '../server-record.js';
-import { ACCESS_DENIED_MESSAGE } from '../server-store.js';
-import { upstreamTarget, type UpstreamDialers } from '../upstream-target.js';
 import {
-  exchangeAuthorization,
-  startAuthorization,
-} from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { McpServer } from '@aiplane/crds';
-import type { Logger } from '@aiplane/lib';
-import { ApiError } from '../../errors/api-error.js';
-import type { CredentialStore } from '../../store/credential-store.js';
-import type { OAuthStateStore } from '../../store/oauth-state-store.js';
-import { discoverAuthorization, probeChallenge } from './discovery.js';
-import { oauthFetch } from './oauth-fetch.js';
-import {
+  upstreamTarget,
+  type UpstreamDialers,
+  discoverAuthorization,
+  probeChallenge,
+  oauthFetch,
   OAuthSetupError,
   oauthErrorCode,
   oauthUpstreamError,
   redactSecrets,
   type OAuthStep,
-} from './oauth-failure.js';
-import { clientInformation, ensureClient } from './registration.js';
+  clientInformation,
+  ensureClient,
+  serializeTokenSet,
+  tokenSetFrom,
+  serverAccessDenied,
+} from '@aiplane/lib/mcp';
+import {
+  exchangeAuthorization,
+  startAuthorization,
+} from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { Logger } from '@aiplane/lib';
+import { ApiError } from '@aiplane/lib/errors';
+import type { CredentialStore } from '@aiplane/lib/store';
+import type { OAuthStateStore } from './state-store.js';
 import { hashStateToken, newStateToken } from './state-token.js';
-import { serializeTokenSet, tokenSetFrom } from './token-set.js';
 
 /** `remoteFetch` also dials every authorization server (addresses checked at dial time). */
 export interface McpOAuthLinkingOptions extends UpstreamDialers {
@@ -173,7 +176,7 @@ export class McpOAuthLinking {
     }
     const { serverId } = linking;
     if (!(await serverExists(serverId, input.organizationId))) {
-      throw new ApiError('mcp_server_access_denied', ACCESS_DENIED_MESSAGE);
+      throw serverAccessDenied();
     }
     const client = await this.opts.credentials.oauthClients.get(linking.clientRef);
     if (client === undefined) {

@@ -1,0 +1,158 @@
+import type { Knex } from 'knex';
+import { notLive, type LiveScope } from '@aiplane/lib/store';
+
+export interface Agent {
+  id: string;
+  organizationId: string;
+  createdBy: string;
+  name: string;
+  description: string | null;
+  instructions: string | null;
+  model: string | null;
+  mcpServerIds: string[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface Row {
+  id: string;
+  organization_id: string;
+  created_by: string;
+  name: string;
+  description: string | null;
+  instructions: string | null;
+  model: string | null;
+  mcp_server_ids: string[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type AgentFields = Pick<Agent, 'name' | 'description' | 'instructions' | 'model'> & {
+  mcpServerIds: string[];
+};
+
+const toAgent = (r: Row): Agent => ({
+  id: r.id,
+  organizationId: r.organization_id,
+  createdBy: r.created_by,
+  name: r.name,
+  description: r.description,
+  instructions: r.instructions,
+  model: r.model,
+  mcpServerIds: r.mcp_server_ids,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const toRow = (f: Partial<AgentFields>): Record<string, unknown> => ({
+  ...(f.name !== undefined ? { name: f.name } : {}),
+  ...(f.description !== undefined ? { description: f.description } : {}),
+  ...(f.instructions !== undefined ? { instructions: f.instructions } : {}),
+  ...(f.model !== undefined ? { model: f.model } : {}),
+  ...(f.mcpServerIds !== undefined ? { mcp_server_ids: JSON.stringify(f.mcpServerIds) } : {}),
+});
+
+/** Agents of organizations (PostgreSQL); every read and write is scoped by organization. */
+export class AgentStore {
+  constructor(private readonly db: Knex) {}
+
+  async create(organizationId: string, createdBy: string, fields: AgentFields): Promise<Agent> {
+    const [row] = await this.db('agents')
+      .insert({ organization_id: organizationId, created_by: createdBy, ...toRow(fields) })
+      .returning<Row[]>('*');
+    return toAgent(row as Row);
+  }
+
+  async list(organizationId: string): Promise<Agent[]> {
+    const rows = await this.db<Row>('agents')
+      .where({ organization_id: organizationId })
+      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
+    return rows.map(toAgent);
+  }
+
+  async get(organizationId: string, id: string): Promise<Agent | undefined> {
+    const row = await this.db<Row>('agents').where({ organization_id: organizationId, id }).first();
+    return row ? toAgent(row) : undefined;
+  }
+
+  /** Applies the given fields; undefined when the agent is gone. */
+  async update(
+    organizationId: string,
+    id: string,
+    fields: Partial<AgentFields>,
+  ): Promise<Agent | undefined> {
+    const [row] = await this.db('agents')
+      .where({ organization_id: organizationId, id })
+      .update({ ...toRow(fields), updated_at: this.db.fn.now() })
+      .returning<Row[]>('*');
+    return row ? toAgent(row) : undefined;
+  }
+
+  async remove(organizationId: string, id: string): Promise<boolean> {
+    return (await this.db('agents').where({ organization_id: organizationId, id }).delete()) > 0;
+  }
+
+  /** Deletes every agent of an organization (its tenant was deleted); answers how many. */
+  async removeOrganization(organizationId: string): Promise<number> {
+    return this.db('agents').where({ organization_id: organizationId }).delete();
+  }
+
+  /**
+   * Deletes the agents of organizations that are not live, unchanged for the grace period (an
+   * agent just saved belongs to an organization some replica saw live a moment ago); answers how
+   * many. The live ids are one JSON parameter (see `orphan-filter.ts`).
+   */
+  async removeOrganizationsNotIn(scope: LiveScope): Promise<number> {
+    return this.db('agents')
+      .where(notLive(this.db, { key: 'organization_id', time: 'updated_at' }, scope))
+      .delete();
+  }
+
+  /** Drops a deleted MCP server from every agent of its organization. */
+  async forgetServer(organizationId: string, serverId: string): Promise<void> {
+    await this.db('agents')
+      .where({ organization_id: organizationId })
+      .whereRaw('mcp_server_ids \\? ?', [serverId])
+      .update({
+        mcp_server_ids: this.db.raw('mcp_server_ids - ?::text', [serverId]),
+        updated_at: this.db.fn.now(),
+      });
+  }
+
+  /**
+   * Drops every reference to a server that is not live from agents unchanged for the grace
+   * period (an agent just saved may name a server the caller's list does not show yet), keeping
+   * the order of the others; answers how many agents changed. An agent saved meanwhile has a
+   * new `updated_at` and is skipped (the condition is checked again on update).
+   *
+   * The live ids are one JSON parameter (see `orphan-filter.ts`). Both sides are materialized
+   * CTEs so that the references are hash-joined to the live set ONCE: joined inside the
+   * per-agent lateral, the planner (which guesses 100 rows for a set-returning function) scans
+   * the live set again for every agent, agents × ids.
+   */
+  async forgetServersNotIn(scope: LiveScope): Promise<number> {
+    const result = await this.db.raw<{ rowCount: number | null }>(
+      `with live(id) as materialized (select jsonb_array_elements_text(?::jsonb)),
+       refs as materialized (
+         select a.id as agent, ref.id, ref.n
+         from agents a
+         cross join lateral jsonb_array_elements_text(a.mcp_server_ids) with ordinality
+           as ref(id, n)
+         where a.updated_at < now() - make_interval(secs => ?)
+       ),
+       changed as (
+         select refs.agent,
+           coalesce(jsonb_agg(refs.id order by refs.n) filter (where live.id is not null), '[]')
+             as kept
+         from refs left join live on live.id = refs.id
+         group by refs.agent
+         having bool_or(live.id is null)
+       )
+       update agents set mcp_server_ids = changed.kept, updated_at = now()
+       from changed
+       where agents.id = changed.agent and agents.updated_at < now() - make_interval(secs => ?)`,
+      [JSON.stringify(scope.live), scope.graceSeconds, scope.graceSeconds],
+    );
+    return result.rowCount ?? 0;
+  }
+}

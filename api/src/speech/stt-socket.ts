@@ -1,0 +1,102 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Logger } from '@aiplane/lib';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { type Authenticator, hasPermission, type Principal } from '@aiplane/lib/auth';
+import { ApiError } from '@aiplane/lib/errors';
+
+export const STT_PATH = '/v1/stt';
+export const STT_LANGUAGES = ['cs', 'de', 'el', 'en', 'fr', 'sk'] as const;
+export const STT_ENCODINGS = ['pcm_int16', 'pcm_float32', 'wav', 'mp3', 'opus'] as const;
+const POLICY_VIOLATION = 1008;
+const TRY_AGAIN_LATER = 1013;
+
+function refuseUpgrade(socket: Duplex, err: ApiError): void {
+  const body = JSON.stringify({ error: { code: err.code, message: err.message } });
+  const headers = Object.entries(err.headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  socket.end(
+    `HTTP/1.1 ${err.status} ${err.status === 401 ? 'Unauthorized' : 'Forbidden'}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${headers}Connection: close\r\n\r\n${body}`,
+  );
+}
+
+function errorFrame(
+  ws: WebSocket,
+  code: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+): void {
+  ws.send(JSON.stringify({ type: 'error', error: { code, message, ...extra } }));
+}
+
+/**
+ * The speech-to-text socket `WS /v1/stt`: authenticated with the `token` query parameter (a JWT
+ * or an API key) and `can_access_api`, then the query is checked as the spec says. No speech
+ * backend is wired yet, so a valid session ends with `speech_backend_unavailable` (1013).
+ */
+export function sttUpgradeHandler(opts: { authenticator: Authenticator; logger: Logger }) {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
+
+  const session = (ws: WebSocket, url: URL, principal: Principal) => {
+    const q = url.searchParams;
+    if (q.has('language')) {
+      errorFrame(ws, 'parameter_renamed', '`language` was renamed to `lang`', {
+        supported_languages: STT_LANGUAGES,
+      });
+      ws.close(POLICY_VIOLATION, 'use lang, not language');
+      return;
+    }
+    const lang = q.get('lang') ?? 'en';
+    if (!(STT_LANGUAGES as readonly string[]).includes(lang)) {
+      errorFrame(ws, 'unsupported_language', `language "${lang}" is not supported`, {
+        supported_languages: STT_LANGUAGES,
+      });
+      ws.close(POLICY_VIOLATION, 'unsupported_language');
+      return;
+    }
+    const encoding = q.get('encoding');
+    if (!encoding || !(STT_ENCODINGS as readonly string[]).includes(encoding)) {
+      errorFrame(ws, 'invalid_encoding', `encoding must be one of ${STT_ENCODINGS.join(', ')}`);
+      ws.close(POLICY_VIOLATION, 'invalid encoding');
+      return;
+    }
+    const rate = q.get('sample_rate_hz');
+    if (encoding.startsWith('pcm_') && !(rate && /^[1-9]\d{0,6}$/.test(rate))) {
+      errorFrame(
+        ws,
+        'invalid_sample_rate',
+        'sample_rate_hz (a positive integer) is required for PCM encodings',
+      );
+      ws.close(POLICY_VIOLATION, 'invalid sample_rate_hz');
+      return;
+    }
+    opts.logger.info(
+      { userId: principal.userId, lang, encoding },
+      'stt session refused: no speech backend',
+    );
+    errorFrame(ws, 'speech_backend_unavailable', 'no speech backend is configured');
+    ws.close(TRY_AGAIN_LATER, 'speech backend unavailable');
+  };
+
+  return (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const token = url.searchParams.get('token') ?? undefined;
+    opts.authenticator
+      .authenticate({ bearer: token })
+      .then((principal) => {
+        if (!hasPermission(principal, 'can_access_api')) {
+          throw new ApiError('permission_denied', 'this route needs the can_access_api permission');
+        }
+        wss.handleUpgrade(req, socket, head, (ws) => session(ws, url, principal));
+      })
+      .catch((err: unknown) => {
+        if (err instanceof ApiError) refuseUpgrade(socket, err);
+        else {
+          opts.logger.error({ err }, 'websocket upgrade failed');
+          socket.destroy();
+        }
+      });
+  };
+}

@@ -1,0 +1,3 @@
+export { loadGatewayConfig, type GatewayConfig } from './config.js';
+export { startGateway, type RunningGateway } from './server.js';
+export { GATEWAY_RULES } from './rbac.js';

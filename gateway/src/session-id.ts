@@ -1,0 +1,39 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { deriveActiveKey, type Keyring } from '@aiplane/lib/crypto';
+
+/**
+ * Session ids the gateway shows clients: the upstream's `Mcp-Session-Id` bound to the user and
+ * server it was opened for, `<upstream id>.<mac>`. The mac (HMAC-SHA256, truncated) is keyed by
+ * a key derived from the credential keyring's active key, so every gateway replica checks it
+ * without shared state, and a session id presented by another user (or for another server) is
+ * unknown: 404, as for an ended session.
+ */
+export class SessionBinder {
+  private readonly key: Buffer;
+
+  constructor(keyring: Keyring) {
+    this.key = deriveActiveKey(keyring, 'aiplane-gateway-session');
+  }
+
+  private mac(upstream: string, userId: string, serverId: string): string {
+    return createHmac('sha256', this.key)
+      .update(`${serverId}\0${userId}\0${upstream}`)
+      .digest('base64url')
+      .slice(0, 32);
+  }
+
+  /** The id to give the client for an upstream session. */
+  bind(upstream: string, userId: string, serverId: string): string {
+    return `${upstream}.${this.mac(upstream, userId, serverId)}`;
+  }
+
+  /** The upstream session id, or undefined when the id was not issued to this user and server. */
+  open(presented: string, userId: string, serverId: string): string | undefined {
+    const dot = presented.lastIndexOf('.');
+    if (dot <= 0) return undefined;
+    const upstream = presented.slice(0, dot);
+    const given = Buffer.from(presented.slice(dot + 1));
+    const wanted = Buffer.from(this.mac(upstream, userId, serverId));
+    return given.length === wanted.length && timingSafeEqual(given, wanted) ? upstream : undefined;
+  }
+}

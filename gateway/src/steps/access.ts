@@ -1,0 +1,34 @@
+import type { McpServer, TenantLifecycle } from '@aiplane/crds';
+import type { ResourceCache } from '@aiplane/lib';
+import type { Principal } from '@aiplane/lib/auth';
+import { mayUseServer, serverAccessDenied } from '@aiplane/lib/mcp';
+import { isUuid } from '@aiplane/lib/service';
+
+export interface ServerDirectory {
+  servers: ResourceCache<McpServer>;
+  tenants: ResourceCache<TenantLifecycle>;
+}
+
+/**
+ * The server an id names (in any namespace), when the caller may use it: the same decision as
+ * the API's (`mayUseServer`), so the two cannot drift apart.
+ */
+export async function usableServer(
+  d: ServerDirectory,
+  serverId: string,
+  principal: Principal,
+): Promise<McpServer | undefined> {
+  const server = isUuid(serverId) ? await d.servers.byUid(serverId) : undefined;
+  return server && mayUseServer(d.tenants, principal, server) ? server : undefined;
+}
+
+/** Step 2: the server, or 403 mcp_server_access_denied (one answer whatever the reason). */
+export async function resolveServer(
+  d: ServerDirectory,
+  serverId: string,
+  principal: Principal,
+): Promise<McpServer> {
+  const server = await usableServer(d, serverId, principal);
+  if (!server) throw serverAccessDenied();
+  return server;
+}

@@ -1,0 +1,12 @@
+export { API_KEY_PREFIX, generateApiKey } from './api-key-format.js';
+export { type ApiKeyRecord, ApiKeyStore } from './api-key-store.js';
+export { Authenticator } from './authenticator.js';
+export {
+  authenticate,
+  ORGANIZATION_HEADER,
+  organizationOf,
+  principalOf,
+  requirePermission,
+  requirePlatformAdmin,
+} from './middleware.js';
+export { hasPermission, isPlatformAdmin, PERMISSIONS, type Principal } from './principal.js';

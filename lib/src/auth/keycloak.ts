@@ -1,0 +1,50 @@
+import {
+  KeycloakAdminClient,
+  type KeycloakAdminOptions,
+  KeycloakRequestFailed,
+  KeycloakUnavailable,
+} from '../keycloak/admin-client.js';
+import {
+  type IdentityProvider,
+  IdentityProviderUnavailable,
+  type UserAccess,
+} from './identity-provider.js';
+
+/** The API's view of Keycloak: a user's current roles and organizations (admin REST API). */
+export class KeycloakIdentityProvider implements IdentityProvider {
+  private readonly admin: KeycloakAdminClient;
+
+  constructor(options: KeycloakAdminOptions) {
+    this.admin = new KeycloakAdminClient(options);
+  }
+
+  async userAccess(userId: string): Promise<UserAccess | undefined> {
+    try {
+      const id = encodeURIComponent(userId);
+      const user = await this.admin.get<{ id: string; username: string; enabled: boolean }>(
+        `/users/${id}`,
+      );
+      if (!user) return undefined;
+      const [roles, orgs] = await Promise.all([
+        this.admin.get<{ name: string }[]>(`/users/${id}/role-mappings/realm/composite`),
+        this.admin.get<{ id: string; alias: string }[]>(
+          `/organizations/members/${id}/organizations`,
+        ),
+      ]);
+      return {
+        userId: user.id,
+        username: user.username,
+        enabled: user.enabled,
+        roles: new Set((roles ?? []).map((r) => r.name)),
+        organizations: (orgs ?? []).map((o) => ({ id: o.id, alias: o.alias })),
+      };
+    } catch (err) {
+      // Any failure to ask (including an unexpected 4xx from a misconfigured client) means we
+      // cannot vouch for the key right now: 503, never a silent 401.
+      if (err instanceof KeycloakUnavailable || err instanceof KeycloakRequestFailed) {
+        throw new IdentityProviderUnavailable(err.message);
+      }
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,84 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { ApiError } from '../errors/api-error.js';
+import { isUuid } from '../service/validation.js';
+import type { Authenticator } from './authenticator.js';
+import { hasPermission, isPlatformAdmin, type Permission, type Principal } from './principal.js';
+
+/** Header a platform admin uses to choose the organization of a request (docs/adr/0004). */
+export const ORGANIZATION_HEADER = 'x-aiplane-organization';
+
+export function bearerOf(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const m = /^Bearer\s+(.+)$/i.exec(header.trim());
+  return m?.[1]?.trim();
+}
+
+export function authenticate(authenticator: Authenticator): RequestHandler {
+  return async (req, res, next) => {
+    const apiKey = req.get('x-api-key');
+    res.locals.principal = await authenticator.authenticate({
+      apiKey: apiKey === undefined ? undefined : apiKey.trim(),
+      bearer: bearerOf(req.get('authorization')),
+    });
+    next();
+  };
+}
+
+export function principalOf(res: Response): Principal {
+  const p = res.locals.principal as Principal | undefined;
+  if (!p) throw new Error('route mounted without authenticate()');
+  return p;
+}
+
+export function requirePermission(permission: Permission): RequestHandler {
+  return (_req, res, next) => {
+    if (!hasPermission(principalOf(res), permission)) {
+      throw new ApiError('permission_denied', `this route needs the ${permission} permission`);
+    }
+    next();
+  };
+}
+
+export function requirePlatformAdmin(
+  code: 'permission_denied' | 'mcp_server_management_denied' = 'permission_denied',
+): RequestHandler {
+  return (_req, res, next) => {
+    if (!isPlatformAdmin(principalOf(res))) {
+      throw new ApiError(code, 'this route needs the platform-admin role');
+    }
+    next();
+  };
+}
+
+/**
+ * The organization a request acts in. A member acts in their token's organization (with
+ * several, the header picks one of theirs); a platform admin may name any organization.
+ */
+export function organizationOf(req: Request, principal: Principal): string {
+  const named = req.get(ORGANIZATION_HEADER)?.trim();
+  if (named) {
+    const own = principal.organizations.find((o) => o.id === named || o.alias === named);
+    if (own) return own.id;
+    if (isPlatformAdmin(principal)) {
+      if (!isUuid(named)) {
+        throw new ApiError(
+          'organization_invalid',
+          `name the organization by its id (a UUID), not "${named.slice(0, 64)}"`,
+        );
+      }
+      return named;
+    }
+    throw new ApiError(
+      'organization_access_denied',
+      `you are not a member of organization ${named}`,
+    );
+  }
+  const [only, ...more] = principal.organizations;
+  if (only && more.length === 0) return only.id;
+  throw new ApiError(
+    'organization_required',
+    only
+      ? `you belong to several organizations: name one in the ${ORGANIZATION_HEADER} header`
+      : `no organization: name one in the ${ORGANIZATION_HEADER} header`,
+  );
+}

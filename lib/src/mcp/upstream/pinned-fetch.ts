@@ -1,0 +1,175 @@
+import { isIP, type LookupFunction } from 'node:net';
+import type { BlockedRange } from '../../net/ip-ranges.js';
+import {
+  type LookupAll,
+  type ResolveRule,
+  resolvePublicAddresses,
+} from '../../net/resolve-public.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
+
+export type { FetchLike };
+
+export interface PinnedFetchOptions {
+  /**
+   * TEST ONLY. Lets tests dial an MCP server on 127.0.0.1; every other blocked range is
+   * still refused. Never set this from configuration in a deployment.
+   */
+  allowLoopback: boolean;
+  /** Replaces `dns.lookup(host, { all: true })`; tests inject one so they never touch DNS. */
+  lookup?: LookupAll;
+  /** How long establishing one TCP (and TLS) connection may take; undici's default is 10 s. */
+  connectTimeoutMs?: number;
+}
+
+/** A fetch that dials only public addresses and never follows a redirect. */
+export interface PinnedFetch extends FetchLike {
+  /** Destroys the connection pool; in-flight requests fail. */
+  close(): Promise<void>;
+}
+
+/**
+ * A connection was refused before dialing: the host resolved to an address that is not
+ * public, or did not resolve. The message names the host and the rule, not the addresses;
+ * `range` says why, for logs.
+ */
+export class DialRefusedError extends Error {
+  override readonly name = 'DialRefusedError';
+  readonly code = 'ERR_DIAL_REFUSED';
+  constructor(
+    readonly rule: ResolveRule,
+    message: string,
+    readonly range?: BlockedRange,
+  ) {
+    super(message);
+  }
+}
+
+/** The upstream answered with a redirect; it is never followed (its target was not checked). */
+export class RedirectRefusedError extends Error {
+  override readonly name = 'RedirectRefusedError';
+  readonly code = 'ERR_REDIRECT_REFUSED';
+  constructor(readonly status: number) {
+    super(`upstream answered HTTP ${status}; redirects are not followed`);
+  }
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+function withoutBrackets(host: string): string {
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+}
+
+/**
+ * A fetch for calling upstream MCP servers whose SSRF check happens when a connection is
+ * dialed, not when the URL is stored: every new connection resolves its host again and is
+ * refused unless every address is public, so a DNS answer that changes (rebinding) cannot
+ * reach an internal address. Literal IPs are checked the same way. Only the addresses that
+ * passed the check are dialed.
+ *
+ * Redirects are never followed: a 301/302/303/307/308 answer rejects with
+ * `RedirectRefusedError`, so a redirect to an internal address is never dialed.
+ */
+export function createPinnedFetch(opts: PinnedFetchOptions): PinnedFetch {
+  const resolveOptions = { allowLoopback: opts.allowLoopback, lookup: opts.lookup };
+
+  // Used by net/tls.connect for a host name; the addresses it answers are the ones dialed.
+  const lookup: LookupFunction = (hostname, options, callback) => {
+    resolvePublicAddresses(hostname, resolveOptions).then(
+      (result) => {
+        if (!result.ok) {
+          callback(new DialRefusedError(result.rule, result.message, result.range), '');
+          return;
+        }
+        const family: unknown = options.family;
+        const wanted =
+          family === 4 || family === 'IPv4' ? 4 : family === 6 || family === 'IPv6' ? 6 : 0;
+        const entries = result.addresses
+          .map((address) => ({ address, family: isIP(address) }))
+          .filter((entry) => wanted === 0 || entry.family === wanted);
+        const first = entries[0];
+        if (first === undefined) {
+          const message = `address host ${hostname} has no IPv${wanted} address`;
+          callback(new DialRefusedError('host_unresolvable', message), '');
+        } else if (options.all === true) {
+          callback(null, entries);
+        } else {
+          callback(null, first.address, first.family);
+        }
+      },
+      (error: unknown) => {
+        callback(error instanceof Error ? error : new Error(String(error)), '');
+      },
+    );
+  };
+
+  const dial = buildConnector({
+    lookup,
+    ...(opts.connectTimeoutMs === undefined ? {} : { timeout: opts.connectTimeoutMs }),
+  });
+
+  // net.connect skips `lookup` for a literal IP, so check those here before dialing.
+  const connect: buildConnector.connector = (options, callback) => {
+    const host = withoutBrackets(options.hostname);
+    if (isIP(host) === 0) {
+      dial(options, callback);
+      return;
+    }
+    resolvePublicAddresses(host, resolveOptions).then(
+      (result) => {
+        if (result.ok) dial(options, callback);
+        else callback(new DialRefusedError(result.rule, result.message, result.range), null);
+      },
+      (error: unknown) => {
+        callback(error instanceof Error ? error : new Error(String(error)), null);
+      },
+    );
+  };
+
+  // No body or headers timeout of undici's own: an MCP event stream may stay quiet for long,
+  // and a tool call may take long before its answer; callers bound them themselves (the
+  // handshake's budget; the gateway's headers and idle timeouts, docs/adr/0010) and the
+  // gateway aborts when its client leaves.
+  const agent = new Agent({ connect, bodyTimeout: 0, headersTimeout: 0 });
+
+  return noRedirectFetch(agent);
+}
+
+/**
+ * The fetch for managed workloads (cluster-internal addresses, not SSRF-checked): like the
+ * pinned fetch it never follows a redirect (a workload must not steer the platform to another
+ * internal address) and sets no body or headers timeout of its own.
+ */
+export function createWorkloadFetch(opts: { connectTimeoutMs?: number } = {}): PinnedFetch {
+  return noRedirectFetch(
+    new Agent({
+      bodyTimeout: 0,
+      headersTimeout: 0,
+      ...(opts.connectTimeoutMs === undefined
+        ? {}
+        : { connect: { timeout: opts.connectTimeoutMs } }),
+    }),
+  );
+}
+
+/** A fetch through `agent` that never follows a redirect: a 3xx rejects instead. */
+function noRedirectFetch(agent: Agent): PinnedFetch {
+  const fetchNoRedirect = async (url: string | URL, init?: RequestInit): Promise<Response> => {
+    const response = await undiciFetch(url, {
+      // The global RequestInit and undici's differ only in their types (FormData's).
+      ...(init as Parameters<typeof undiciFetch>[1]),
+      redirect: 'manual',
+      dispatcher: agent,
+    });
+    if (REDIRECT_STATUSES.has(response.status)) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new RedirectRefusedError(response.status);
+    }
+    return response;
+  };
+  return Object.assign(fetchNoRedirect, {
+    close: async (): Promise<void> => {
+      await agent.destroy();
+    },
+  });
+}

@@ -1,0 +1,5 @@
+export { readInt, readServiceConfig, type ServiceConfig } from './config.js';
+export { pathOnly, probeRoutes, requestLog } from './http-basics.js';
+export { listen, openPlatform } from './platform.js';
+export { runService } from './run-service.js';
+export { isUuid, validator } from './validation.js';

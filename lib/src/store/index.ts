@@ -1,0 +1,2 @@
+export { CredentialStore } from './credential-store.js';
+export { type LiveScope, notLive } from './orphan-filter.js';
