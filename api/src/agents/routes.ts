@@ -1,15 +1,14 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { type Request, type Response, Router } from 'express';
 import { organizationOf, principalOf, isPlatformAdmin } from '@aiplane/lib/auth';
 import { ApiError } from '@aiplane/lib/errors';
 import { notProvisioned } from '../tenants/provisioning.js';
 import type { Agent, AgentStore } from './store.js';
-import { isUuid, validator } from '@aiplane/lib/service';
+import { isUuid, Nullable, validator } from '@aiplane/lib/service';
 
 /** The most MCP servers one agent may reference. */
 export const MAX_AGENT_SERVERS = 64;
 
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const fields = {
   name: Type.String({ minLength: 1, maxLength: 200 }),
   description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),

@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { McpRuntime } from '@aiplane/crds';
 import { ApiError, type FieldError, ValidationFailed } from '@aiplane/lib/errors';
-import { validator } from '@aiplane/lib/service';
+import { Nullable, validator } from '@aiplane/lib/service';
 
 /**
  * Request bodies of `POST /v1/mcp/servers` and `PUT /v1/mcp/servers/{id}` (spec: MCP Server
@@ -32,7 +32,6 @@ const fieldsOf = (runtime: McpRuntime): readonly string[] =>
   runtime === 'managed' ? MANAGED_FIELDS : REMOTE_FIELDS;
 const other = (runtime: McpRuntime): McpRuntime => (runtime === 'managed' ? 'remote' : 'managed');
 
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const quantity = () => Type.Optional(Nullable(Type.String({ maxLength: 64, pattern: QUANTITY })));
 const userId = () => Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 2147483647 })));
 

@@ -2,4 +2,4 @@ export { readInt, readServiceConfig, type ServiceConfig } from './config.js';
 export { pathOnly, probeRoutes, requestLog } from './http-basics.js';
 export { listen, openPlatform } from './platform.js';
 export { runService } from './run-service.js';
-export { isUuid, validator } from './validation.js';
+export { isUuid, Nullable, validator } from './validation.js';

@@ -1,4 +1,4 @@
-import type { Static, TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { type FieldError, ValidationFailed } from '../errors/api-error.js';
@@ -32,6 +32,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function isUuid(value: string): boolean {
   return UUID.test(value);
 }
+
+/**
+ * A request field that may be sent as null (JSON Schema `anyOf [T, null]`). Not the CRDs'
+ * `Nullable` (crds/src/schema-helpers.ts), which writes the Kubernetes `nullable` keyword.
+ */
+export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
 /** Compiles a request schema; the returned function answers the typed body or throws 422. */
 export function validator<S extends TSchema>(schema: S): (body: unknown) => Static<S> {
