@@ -5,8 +5,8 @@ import { mayUseServer, serverAccessDenied } from '@aiplane/lib/mcp';
 import { isUuid } from '@aiplane/lib/service';
 
 export interface ServerDirectory {
-  servers: ResourceCache<McpServer>;
-  tenants: ResourceCache<TenantLifecycle>;
+  servers: Pick<ResourceCache<McpServer>, 'byUid'>;
+  tenants: Pick<ResourceCache<TenantLifecycle>, 'list'>;
 }
 
 /**

@@ -7,7 +7,7 @@ import type { ResourceCache } from '../kube/resource-cache.js';
  * organization has no live tenant.
  */
 export function organizationNamespace(
-  tenants: ResourceCache<TenantLifecycle>,
+  tenants: Pick<ResourceCache<TenantLifecycle>, 'list'>,
   organizationId: string,
 ): string | undefined {
   const tenant = tenants

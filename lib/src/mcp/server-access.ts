@@ -18,7 +18,7 @@ export function serverAccessDenied(): ApiError {
  * The API and the gateway both decide with this function.
  */
 export function mayUseServer(
-  tenants: ResourceCache<TenantLifecycle>,
+  tenants: Pick<ResourceCache<TenantLifecycle>, 'list'>,
   principal: Principal,
   server: McpServer,
   organizationId: string | undefined = server.metadata.labels?.[ORGANIZATION_LABEL],
