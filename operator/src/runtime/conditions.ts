@@ -3,24 +3,13 @@
  * change, so `lastTransitionTime` moves only when a status flips.
  */
 
-export type ConditionStatus = 'True' | 'False' | 'Unknown';
+import type { Condition, ConditionStatus } from '@aiplane/crds';
 
-export interface Condition {
-  type: string;
-  status: ConditionStatus;
-  reason: string;
-  message: string;
-  /** RFC 3339, seconds precision (what `metav1.Time` writes). */
-  lastTransitionTime: string;
-  observedGeneration?: number;
-}
+/** The one definition of a condition is `@aiplane/crds`' (its CRD schema); re-exported here. */
+export type { Condition, ConditionStatus };
 
-export interface ConditionInput {
-  type: string;
-  status: ConditionStatus;
-  reason: string;
-  message: string;
-}
+/** What a controller says about a condition; `setCondition` adds the time and generation. */
+export type ConditionInput = Pick<Condition, 'type' | 'status' | 'reason' | 'message'>;
 
 /** The most a condition message holds (UTF-8 bytes); a peer's words can be longer. */
 export const MAX_CONDITION_MESSAGE_BYTES = 1024;
