@@ -12,8 +12,9 @@ import {
   type McpServer,
   type McpServerStatus,
 } from '@aiplane/crds';
-import { httpStatusOf, isNotFound, kubeRequest, kubeStatusReason } from '@aiplane/lib';
+import { isNotFound, kubeRequest } from '@aiplane/lib';
 import { patchStatus, type ReconcileContext, type ReconcileOutcome } from '../../runtime/index.js';
+import { refusalText } from '../refusal.js';
 import { FIELD_MANAGER, type McpServerControllerDeps } from './deps.js';
 import type { HandshakeResult } from './handshake.js';
 import {
@@ -78,17 +79,9 @@ async function writeStatus(d: McpServerControllerDeps, server: McpServer, next: 
 
 /** A child the cluster refused (quota, range full, admission): say so in the status. */
 async function reportNotApplied(d: McpServerControllerDeps, server: McpServer, err: unknown) {
-  const status = httpStatusOf(err);
-  const reason = kubeStatusReason(err);
-  const message = `the cluster refused the workload: ${status ? `HTTP ${status}` : 'no answer'}${reason ? ` (${reason})` : ''}${clusterText(err)}`;
+  const message = `the cluster refused the workload: ${refusalText(err)}`;
   const next = planNotApplied(server.status, server.metadata.generation ?? 0, message, d.now());
   await writeStatus(d, server, next).catch(() => undefined);
-}
-
-/** The apiserver's message of a refusal (its own words, bounded); never a value of ours. */
-function clusterText(err: unknown): string {
-  const body = (err as { body?: { message?: unknown } } | null)?.body;
-  return typeof body?.message === 'string' ? `: ${body.message.slice(0, 300)}` : '';
 }
 
 /** Server-side apply of an object this controller owns; answers the object as stored. */

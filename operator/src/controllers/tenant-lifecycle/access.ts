@@ -1,5 +1,5 @@
 import type { TenantLifecycle } from '@aiplane/crds';
-import { httpStatusOf, isNotFound, kubeRequest } from '@aiplane/lib';
+import { httpStatusOf, isNotFound, kubeRequest, refusalMessage } from '@aiplane/lib';
 import type { V1RoleBinding } from '@kubernetes/client-node';
 import type { TenantRoleBinding } from '../../config.js';
 import { MANAGED_BY, namespaceOf, TENANT_LABEL, type TenantControllerDeps } from './deps.js';
@@ -108,15 +108,9 @@ export async function ensureTenantAccess(
       return {
         state: 'failed',
         reason: 'TenantAccessRefused',
-        message: `cannot bind ClusterRole ${b.clusterRole} to ServiceAccount ${b.serviceAccount.namespace}/${b.serviceAccount.name} in namespace ${name}: ${apiserverMessage(err)}`,
+        message: `cannot bind ClusterRole ${b.clusterRole} to ServiceAccount ${b.serviceAccount.namespace}/${b.serviceAccount.name} in namespace ${name}: ${refusalMessage(err) ?? 'refused'}`,
       };
     }
   }
   return namespace;
-}
-
-/** The apiserver's own explanation (a Status message: names and verbs, no data), bounded. */
-function apiserverMessage(err: unknown): string {
-  const body = (err as { body?: { message?: unknown } } | null)?.body;
-  return typeof body?.message === 'string' ? body.message.slice(0, 500) : 'refused';
 }
