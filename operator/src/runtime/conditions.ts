@@ -4,6 +4,7 @@
  */
 
 import type { Condition, ConditionStatus } from '@aiplane/crds';
+import { formatKubeTime } from './kube-time.js';
 
 /** The one definition of a condition is `@aiplane/crds`' (its CRD schema); re-exported here. */
 export type { Condition, ConditionStatus };
@@ -34,11 +35,6 @@ export function capMessage(message: string, maxBytes = MAX_CONDITION_MESSAGE_BYT
   return out + ELLIPSIS;
 }
 
-/** `metav1.Time` precision: whole seconds, UTC, `Z` suffix. */
-export function formatConditionTime(now: Date): string {
-  return now.toISOString().replace(/\.\d+Z$/, 'Z');
-}
-
 /**
  * Returns a new array with `input` applied: an existing condition of the same type keeps its
  * position and its `lastTransitionTime` unless its status changes; a new type is appended.
@@ -56,7 +52,7 @@ export function setCondition(
   const lastTransitionTime =
     existing && existing.status === input.status
       ? existing.lastTransitionTime
-      : formatConditionTime(now);
+      : formatKubeTime(now);
   const next: Condition = {
     type: input.type,
     status: input.status,
