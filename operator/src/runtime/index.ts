@@ -13,6 +13,7 @@ export { formatKubeTime } from './kube-time.js';
 export {
   Controller,
   type ControllerOptions,
+  labelSelector,
   ownerKeys,
   type ReconcileContext,
   type ReconcileOutcome,
