@@ -1,7 +1,8 @@
 import type { TenantLifecycle } from '@aiplane/crds';
-import { httpStatusOf, isNotFound, kubeRequest, refusalMessage } from '@aiplane/lib';
+import { isNotFound, kubeRequest, refusalMessage } from '@aiplane/lib';
 import type { V1RoleBinding } from '@kubernetes/client-node';
 import type { TenantRoleBinding } from '../../config.js';
+import { isRefusal } from '../refusal.js';
 import { MANAGED_BY, namespaceOf, TENANT_LABEL, type TenantControllerDeps } from './deps.js';
 import type { StepState } from './plan.js';
 
@@ -103,8 +104,7 @@ export async function ensureTenantAccess(
     try {
       await ensureRoleBinding(d, tenantRoleBinding(name, tl.spec.slug, b));
     } catch (err) {
-      const status = httpStatusOf(err);
-      if (status !== 403 && status !== 422 && status !== 400) throw err;
+      if (!isRefusal(err)) throw err;
       return {
         state: 'failed',
         reason: 'TenantAccessRefused',
