@@ -28,6 +28,7 @@ export {
   NETWORK_ERROR_CODES,
   PermanentError,
 } from './kube/errors.js';
+export { refusalMessage } from './kube/refusal-message.js';
 export { abortableDelay, GuardedWatch } from './kube/guarded-watch.js';
 export {
   type InformerHandlers,

@@ -3,24 +3,14 @@
  * change, so `lastTransitionTime` moves only when a status flips.
  */
 
-export type ConditionStatus = 'True' | 'False' | 'Unknown';
+import type { Condition, ConditionStatus } from '@aiplane/crds';
+import { formatKubeTime } from './kube-time.js';
 
-export interface Condition {
-  type: string;
-  status: ConditionStatus;
-  reason: string;
-  message: string;
-  /** RFC 3339, seconds precision (what `metav1.Time` writes). */
-  lastTransitionTime: string;
-  observedGeneration?: number;
-}
+/** The one definition of a condition is `@aiplane/crds`' (its CRD schema); re-exported here. */
+export type { Condition, ConditionStatus };
 
-export interface ConditionInput {
-  type: string;
-  status: ConditionStatus;
-  reason: string;
-  message: string;
-}
+/** What a controller says about a condition; `setCondition` adds the time and generation. */
+export type ConditionInput = Pick<Condition, 'type' | 'status' | 'reason' | 'message'>;
 
 /** The most a condition message holds (UTF-8 bytes); a peer's words can be longer. */
 export const MAX_CONDITION_MESSAGE_BYTES = 1024;
@@ -45,11 +35,6 @@ export function capMessage(message: string, maxBytes = MAX_CONDITION_MESSAGE_BYT
   return out + ELLIPSIS;
 }
 
-/** `metav1.Time` precision: whole seconds, UTC, `Z` suffix. */
-export function formatConditionTime(now: Date): string {
-  return now.toISOString().replace(/\.\d+Z$/, 'Z');
-}
-
 /**
  * Returns a new array with `input` applied: an existing condition of the same type keeps its
  * position and its `lastTransitionTime` unless its status changes; a new type is appended.
@@ -67,7 +52,7 @@ export function setCondition(
   const lastTransitionTime =
     existing && existing.status === input.status
       ? existing.lastTransitionTime
-      : formatConditionTime(now);
+      : formatKubeTime(now);
   const next: Condition = {
     type: input.type,
     status: input.status,

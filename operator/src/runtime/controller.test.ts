@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import {
   Controller,
+  labelSelector,
   ownerKeys,
   type ReconcileContext,
   type ReconcileOutcome,
@@ -222,5 +223,17 @@ describe('Controller', () => {
     await until(() => signal !== undefined, 'the reconcile');
     assert.equal(await controller.stop(20), false);
     assert.equal(signal?.aborted, true);
+  });
+});
+
+describe('labelSelector', () => {
+  it('matches every label given', () => {
+    assert.equal(
+      labelSelector({
+        'app.kubernetes.io/managed-by': 'aiplane-operator',
+        'aiplane.io/tenant': 'a',
+      }),
+      'app.kubernetes.io/managed-by=aiplane-operator,aiplane.io/tenant=a',
+    );
   });
 });

@@ -48,6 +48,13 @@ function groupOf(apiVersion: string): string {
   return slash < 0 ? '' : apiVersion.slice(0, slash);
 }
 
+/** The label selector (`k=v,…`) that matches objects carrying every one of `labels`. */
+export function labelSelector(labels: Readonly<Record<string, string>>): string {
+  return Object.entries(labels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+}
+
 /**
  * Maps an owned object to the keys of its owners of one kind, from `metadata.ownerReferences`.
  * A namespaced owner shares its dependent's namespace; a cluster-scoped owner's key is its name.

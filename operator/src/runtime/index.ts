@@ -5,14 +5,15 @@ export {
   type ConditionStatus,
   conditionsEqual,
   findCondition,
-  formatConditionTime,
   isConditionTrue,
   setCondition,
   statusEqual,
 } from './conditions.js';
+export { formatKubeTime } from './kube-time.js';
 export {
   Controller,
   type ControllerOptions,
+  labelSelector,
   ownerKeys,
   type ReconcileContext,
   type ReconcileOutcome,
@@ -41,6 +42,7 @@ export {
   replacingMergePatch,
   type StatusTarget,
 } from './status-writer.js';
+export { type StatusKind, type StatusObject, writeStatus } from './write-status.js';
 export {
   DEFAULT_QUEUE_BACKOFF,
   type QueueTimers,

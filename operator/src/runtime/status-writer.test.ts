@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { ConflictError } from '@aiplane/lib';
+import { formatKubeTime } from './kube-time.js';
 import { patchStatus, replacingMergePatch } from './status-writer.js';
+import { type StatusKind, writeStatus } from './write-status.js';
 import { type FakeApiServer, kubeStatus, sendJson, startFakeApiServer } from '@aiplane/lib/testing';
 
 const TENANT = {
@@ -109,6 +111,63 @@ describe('patchStatus', () => {
   });
 });
 
+describe('writeStatus', () => {
+  const CLUSTER_SCOPED: StatusKind = { ...TENANT, namespaced: false, precondition: false };
+  const NAMESPACED: StatusKind = {
+    ...TENANT,
+    plural: 'mcpservers',
+    namespaced: true,
+    precondition: true,
+    fieldManager: 'aiplane-operator',
+  };
+  let server: FakeApiServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  const echoServer = () =>
+    startFakeApiServer((req, res) => {
+      const patch = JSON.parse(req.body) as { status: unknown };
+      sendJson(res, 200, { metadata: { name: 'x' }, status: patch.status });
+    });
+
+  it('writes a cluster-scoped kind at its path, without a precondition unless the kind asks', async () => {
+    server = await echoServer();
+    const object = { metadata: { name: 'acme', resourceVersion: '7' }, status: { phase: 'Old' } };
+    const result = await writeStatus(server.kc, CLUSTER_SCOPED, object, { phase: 'Ready' });
+    assert.equal(result.outcome, 'patched');
+    const [request] = server.requests;
+    assert.equal(request?.path, '/apis/aiplane.io/v1alpha1/tenantlifecycles/acme/status');
+    assert.equal(request?.query.get('fieldManager'), null);
+    assert.deepEqual(JSON.parse(request?.body ?? ''), { status: { phase: 'Ready' } });
+  });
+
+  it("writes a namespaced kind at its object's namespace, as its field manager, over the version read", async () => {
+    server = await echoServer();
+    const object = { metadata: { name: 'files', namespace: 'tenant-acme', resourceVersion: '7' } };
+    await writeStatus(server.kc, NAMESPACED, object, { ready: true });
+    const [request] = server.requests;
+    assert.equal(
+      request?.path,
+      '/apis/aiplane.io/v1alpha1/namespaces/tenant-acme/mcpservers/files/status',
+    );
+    assert.equal(request?.query.get('fieldManager'), 'aiplane-operator');
+    assert.deepEqual(JSON.parse(request?.body ?? ''), {
+      metadata: { resourceVersion: '7' },
+      status: { ready: true },
+    });
+  });
+
+  it('sends nothing when the object already carries that status', async () => {
+    server = await echoServer();
+    const object = { metadata: { name: 'a' }, status: { ready: true } };
+    assert.deepEqual(await writeStatus(server.kc, NAMESPACED, object, { ready: true }), {
+      outcome: 'unchanged',
+    });
+    assert.equal(server.requests.length, 0);
+  });
+});
+
 describe('replacingMergePatch', () => {
   const cases: Array<{ name: string; current: unknown; desired: unknown; patch: unknown }> = [
     {
@@ -147,4 +206,10 @@ describe('replacingMergePatch', () => {
       assert.deepEqual(replacingMergePatch(current, desired), patch);
     });
   }
+});
+
+describe('formatKubeTime', () => {
+  it('writes whole seconds in UTC with a Z, as metav1.Time does', () => {
+    assert.equal(formatKubeTime(new Date('2026-01-01T00:05:00.456Z')), '2026-01-01T00:05:00Z');
+  });
 });

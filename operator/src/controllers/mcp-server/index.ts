@@ -10,15 +10,13 @@ import {
 } from '@aiplane/crds';
 import { ResilientInformer } from '@aiplane/lib';
 import type { OperatorDeps } from '../../operator.js';
-import { Controller, ownerKeys } from '../../runtime/index.js';
+import { Controller, labelSelector, ownerKeys } from '../../runtime/index.js';
 import type { McpServerControllerDeps } from './deps.js';
 import { sdkHandshake } from './handshake.js';
 import { reconcileMcpServer } from './reconcile.js';
 
 /** The Deployments and Services of every managed server, and nothing else. */
-const CHILDREN = Object.entries(MCP_WORKLOAD_LABELS)
-  .map(([k, v]) => `${k}=${v}`)
-  .join(',');
+const CHILDREN = labelSelector(MCP_WORKLOAD_LABELS);
 
 /** The McpServer controller: managed servers' Deployment and Service, and their readiness. */
 export function mcpServerController(deps: OperatorDeps): Controller<McpServer> {

@@ -1,7 +1,8 @@
 import type { TenantLifecycle } from '@aiplane/crds';
-import { httpStatusOf, isNotFound, kubeRequest } from '@aiplane/lib';
+import { isNotFound, kubeRequest, refusalMessage } from '@aiplane/lib';
 import type { V1RoleBinding } from '@kubernetes/client-node';
 import type { TenantRoleBinding } from '../../config.js';
+import { isRefusal } from '../refusal.js';
 import { MANAGED_BY, namespaceOf, TENANT_LABEL, type TenantControllerDeps } from './deps.js';
 import type { StepState } from './plan.js';
 
@@ -103,20 +104,13 @@ export async function ensureTenantAccess(
     try {
       await ensureRoleBinding(d, tenantRoleBinding(name, tl.spec.slug, b));
     } catch (err) {
-      const status = httpStatusOf(err);
-      if (status !== 403 && status !== 422 && status !== 400) throw err;
+      if (!isRefusal(err)) throw err;
       return {
         state: 'failed',
         reason: 'TenantAccessRefused',
-        message: `cannot bind ClusterRole ${b.clusterRole} to ServiceAccount ${b.serviceAccount.namespace}/${b.serviceAccount.name} in namespace ${name}: ${apiserverMessage(err)}`,
+        message: `cannot bind ClusterRole ${b.clusterRole} to ServiceAccount ${b.serviceAccount.namespace}/${b.serviceAccount.name} in namespace ${name}: ${refusalMessage(err) ?? 'refused'}`,
       };
     }
   }
   return namespace;
-}
-
-/** The apiserver's own explanation (a Status message: names and verbs, no data), bounded. */
-function apiserverMessage(err: unknown): string {
-  const body = (err as { body?: { message?: unknown } } | null)?.body;
-  return typeof body?.message === 'string' ? body.message.slice(0, 500) : 'refused';
 }

@@ -1,8 +1,9 @@
 import type { TenantLifecycle } from '@aiplane/crds';
-import { httpStatusOf, isNotFound, kubeRequest, kubeStatusReason } from '@aiplane/lib';
+import { httpStatusOf, isNotFound, kubeRequest } from '@aiplane/lib';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { NetworkIsolationConfig } from '../../network-policy-config.js';
 import { statusEqual } from '../../runtime/index.js';
+import { isRefusal, refusalText } from '../refusal.js';
 import { MANAGED_BY, namespaceOf, TENANT_LABEL } from './deps.js';
 import { type NetworkPolicy, POLICY_NAMES, tenantNetworkPolicies } from './network-policies.js';
 import type { StepState } from './plan.js';
@@ -36,15 +37,11 @@ function upToDate(stored: NetworkPolicy | undefined, desired: NetworkPolicy): bo
 
 /** A refusal by the apiserver, as a failed step: its status, reason and (bounded) words. */
 function refused(err: unknown, name: string, namespace: string): StepState | undefined {
-  const status = httpStatusOf(err);
-  if (status !== 403 && status !== 422 && status !== 400) return undefined;
-  const reason = kubeStatusReason(err);
-  const body = (err as { body?: { message?: unknown } } | null)?.body;
-  const words = typeof body?.message === 'string' ? `: ${body.message.slice(0, 300)}` : '';
+  if (!isRefusal(err)) return undefined;
   return {
     state: 'failed',
-    reason: status === 403 ? 'NetworkPolicyForbidden' : 'NetworkPolicyInvalid',
-    message: `the cluster refused NetworkPolicy ${name} in ${namespace}: HTTP ${status}${reason ? ` (${reason})` : ''}${words}`,
+    reason: httpStatusOf(err) === 403 ? 'NetworkPolicyForbidden' : 'NetworkPolicyInvalid',
+    message: `the cluster refused NetworkPolicy ${name} in ${namespace}: ${refusalText(err)}`,
   };
 }
 

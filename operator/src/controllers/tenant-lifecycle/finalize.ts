@@ -2,7 +2,7 @@ import { GROUP, TENANT_LIFECYCLE_PLURAL, VERSION, type TenantLifecycle } from '@
 import { isNotFound, kubeRequest } from '@aiplane/lib';
 import type { ReconcileOutcome } from '../../runtime/index.js';
 import { FINALIZER, namespaceOf, TENANT_UID_LABEL, type TenantControllerDeps } from './deps.js';
-import { writeStatus } from './status.js';
+import { writeTenantStatus } from './status.js';
 
 /** Sets or clears our finalizer (merge patch with the object's resourceVersion: a race is a 409 and a requeue). */
 export async function setFinalizer(
@@ -36,7 +36,7 @@ export async function finalizeTenant(
   const uid = tl.metadata.uid ?? '';
   const slug = tl.spec.slug;
   if (tl.status?.phase !== 'Deleting') {
-    if (await writeStatus(d, tl, { ...tl.status, phase: 'Deleting' })) {
+    if (await writeTenantStatus(d, tl, { ...tl.status, phase: 'Deleting' })) {
       d.events.record(tl, 'Normal', 'DeletionStarted', `removing the services of tenant ${slug}`);
     }
   }

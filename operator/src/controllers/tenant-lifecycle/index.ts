@@ -9,7 +9,7 @@ import {
 import { ResilientInformer } from '@aiplane/lib';
 import type { OperatorDeps } from '../../operator.js';
 import { KeycloakOrganizations } from '../../providers/identity/index.js';
-import { Controller, ownerKeys } from '../../runtime/index.js';
+import { Controller, labelSelector, ownerKeys } from '../../runtime/index.js';
 import type { DatabaseProvisioner } from '../../providers/database/index.js';
 import { MANAGED_BY, type TenantControllerDeps } from './deps.js';
 import type { NetworkPolicy } from './network-policies.js';
@@ -22,13 +22,12 @@ export function tenantLifecycleController(
 ): Controller<TenantLifecycle> {
   const { kc, config, logger, registry, events } = deps;
   const t = config.tenants;
+  const managedBy = labelSelector(MANAGED_BY);
   // Our NetworkPolicies in tenant namespaces: a deleted or edited one wakes its tenant up.
   const policies = new ResilientInformer<NetworkPolicy>({
     kc,
     path: '/apis/networking.k8s.io/v1/networkpolicies',
-    labelSelector: Object.entries(MANAGED_BY)
-      .map(([k, v]) => `${k}=${v}`)
-      .join(','),
+    labelSelector: managedBy,
     resource: 'networkpolicies',
     logger,
   });
@@ -59,24 +58,17 @@ export function tenantLifecycleController(
   const namespaces = new ResilientInformer<V1Namespace>({
     kc,
     path: '/api/v1/namespaces',
-    labelSelector: Object.entries(MANAGED_BY)
-      .map(([k, v]) => `${k}=${v}`)
-      .join(','),
+    labelSelector: managedBy,
     resource: 'namespaces',
     logger,
   });
+  const toKeys = ownerKeys({ group: GROUP, kind: TENANT_LIFECYCLE_KIND, namespaced: false });
   return new Controller<TenantLifecycle>({
     name: 'tenantlifecycle',
     primary,
     watches: [
-      {
-        informer: namespaces,
-        toKeys: ownerKeys({ group: GROUP, kind: TENANT_LIFECYCLE_KIND, namespaced: false }),
-      },
-      {
-        informer: policies,
-        toKeys: ownerKeys({ group: GROUP, kind: TENANT_LIFECYCLE_KIND, namespaced: false }),
-      },
+      { informer: namespaces, toKeys },
+      { informer: policies, toKeys },
     ],
     reconcile: (key, ctx) => reconcileTenant(d, ctx),
     concurrency: 4,

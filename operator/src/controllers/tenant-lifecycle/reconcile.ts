@@ -6,7 +6,7 @@ import { ensureTenantAccess } from './access.js';
 import { finalizeTenant, setFinalizer } from './finalize.js';
 import { planEvents, planStatus, type StepState } from './plan.js';
 import { relabelServers } from './server-labels.js';
-import { writeStatus } from './status.js';
+import { writeTenantStatus } from './status.js';
 import { ensureNetworkPolicies } from './ensure-network-policies.js';
 import { ensureDatabase, ensureNamespace, ensureOrganization } from './steps.js';
 
@@ -81,7 +81,7 @@ export async function reconcileTenant(
     database,
   };
   const next = planStatus(observation, d.now());
-  const written = await writeStatus(d, tl, next);
+  const written = await writeTenantStatus(d, tl, next);
   logger.debug(
     {
       phase: next.phase,
