@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { API_VERSION, mcpDeployment, MCP_SERVER_KIND, type McpServerSpec } from '@aiplane/crds';
-import { httpStatusOf, isNotFound, kubeRequest } from '@aiplane/lib';
+import { httpStatusOf, isNotFound, kubeRequest, refusalMessage } from '@aiplane/lib';
 import { ApiError } from '@aiplane/lib/errors';
 
 /** Whether the cluster would run a managed server's workload, asked before anything is written. */
@@ -43,7 +43,7 @@ export class WorkloadAdmission {
       await kubeRequest(this.kc, { method: 'POST', path, query: { dryRun: 'All' }, body });
     } catch (err) {
       const status = httpStatusOf(err);
-      const message = clusterMessage(err);
+      const message = refusalMessage(err) ?? 'refused';
       // RBAC refusing the API itself is our misconfiguration, not the server's: a 500 (logged).
       if (status === 403 && / cannot create resource /.test(message)) throw err;
       if (status === 400 || status === 403 || status === 422) {
@@ -61,16 +61,4 @@ export class WorkloadAdmission {
       throw err;
     }
   }
-}
-
-/** The apiserver's own explanation of a refusal (a Status message), bounded. */
-function clusterMessage(err: unknown): string {
-  const body = (err as { body?: unknown }).body;
-  const message =
-    typeof body === 'object' &&
-    body !== null &&
-    typeof (body as { message?: unknown }).message === 'string'
-      ? (body as { message: string }).message
-      : 'refused';
-  return message.slice(0, 500);
 }
