@@ -2,9 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { checkRemoteAddress, type Logger } from '@aiplane/lib';
 import { ApiError } from '@aiplane/lib/errors';
+import { organizationNamespace } from '@aiplane/lib/mcp';
+import { listen, openPlatform } from '@aiplane/lib/service';
 import { AvailableTools } from './mcp/available-tools.js';
 import { McpOAuthLinking } from './mcp/oauth/oauth-linking.js';
-import { organizationNamespace } from '@aiplane/lib/mcp';
 import { McpServerCleanup } from './mcp/server-cleanup.js';
 import { McpEnvSecrets } from './mcp/env-secrets.js';
 import { McpServerStore } from './mcp/server-store.js';
@@ -15,7 +16,6 @@ import { OrganizationRows } from './tenants/organization-rows.js';
 import { OAuthStateStore } from './mcp/oauth/state-store.js';
 import { attachWebSockets, createApp } from './app.js';
 import type { ApiConfig } from './config.js';
-import { listen, openPlatform } from '@aiplane/lib/service';
 
 export interface RunningApi {
   server: Server;

@@ -2,9 +2,9 @@ import { Type } from '@sinclair/typebox';
 import { type Request, type Response, Router } from 'express';
 import { organizationOf, principalOf, isPlatformAdmin } from '@aiplane/lib/auth';
 import { ApiError } from '@aiplane/lib/errors';
+import { isUuid, Nullable, validator } from '@aiplane/lib/service';
 import { notProvisioned } from '../tenants/provisioning.js';
 import type { Agent, AgentStore } from './store.js';
-import { isUuid, Nullable, validator } from '@aiplane/lib/service';
 
 /** The most MCP servers one agent may reference. */
 export const MAX_AGENT_SERVERS = 64;

@@ -4,6 +4,8 @@ import type { McpServer, TenantLifecycle } from '@aiplane/crds';
 import { requirePlatformAdmin } from '@aiplane/lib/auth';
 import { ApiError } from '@aiplane/lib/errors';
 import type { ResourceCache } from '@aiplane/lib';
+import type { CredentialStore } from '@aiplane/lib/store';
+import { validator } from '@aiplane/lib/service';
 import { isImageProblem, parseImageReference } from './image-reference.js';
 import {
   callerScope,
@@ -18,8 +20,6 @@ import { notProvisioned } from '../tenants/provisioning.js';
 import type { McpServerStore } from './server-store.js';
 import type { WorkloadAdmission } from './workload-admission.js';
 import type { AvailableTools } from './available-tools.js';
-import type { CredentialStore } from '@aiplane/lib/store';
-import { validator } from '@aiplane/lib/service';
 
 const CredentialBody = Type.Object(
   { credential: Type.String({ minLength: 1, maxLength: 4096, pattern: '\\S' }) },

@@ -1,7 +1,7 @@
 import type { McpServer, TenantLifecycle } from '@aiplane/crds';
 import type { Logger, ResourceCache } from '@aiplane/lib';
-import type { AgentStore } from '../agents/store.js';
 import type { CredentialStore, LiveScope } from '@aiplane/lib/store';
+import type { AgentStore } from '../agents/store.js';
 import type { OrganizationRows } from '../tenants/organization-rows.js';
 import { goneServer } from './gone-server.js';
 import { agentSweep, goneTenant, organizationMove } from './gone-tenant.js';

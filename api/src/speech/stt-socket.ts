@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Logger } from '@aiplane/lib';
 import { WebSocketServer, type WebSocket } from 'ws';
+import type { Logger } from '@aiplane/lib';
 import { type Authenticator, hasPermission, type Principal } from '@aiplane/lib/auth';
 import { ApiError } from '@aiplane/lib/errors';
 

@@ -1,9 +1,9 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
+import type { Knex } from 'knex';
 import { workloadResolver, type McpServer, type TenantLifecycle } from '@aiplane/crds';
 import type { Logger } from '../logger.js';
-import type { Knex } from 'knex';
 import type { Authenticator } from '../auth/authenticator.js';
 import { authenticatorFromConfig } from '../auth/authenticator-from-config.js';
 import type { ServiceConfig } from './config.js';

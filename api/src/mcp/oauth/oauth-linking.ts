@@ -1,5 +1,9 @@
+import {
+  exchangeAuthorization,
+  startAuthorization,
+} from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { mcpWorkloadUrl, type McpServer } from '@aiplane/crds';
-import { gatewayUrl } from '../server-record.js';
 import {
   upstreamTarget,
   type UpstreamDialers,
@@ -17,14 +21,10 @@ import {
   tokenSetFrom,
   serverAccessDenied,
 } from '@aiplane/lib/mcp';
-import {
-  exchangeAuthorization,
-  startAuthorization,
-} from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Logger } from '@aiplane/lib';
 import { ApiError } from '@aiplane/lib/errors';
 import type { CredentialStore } from '@aiplane/lib/store';
+import { gatewayUrl } from '../server-record.js';
 import type { OAuthStateStore } from './state-store.js';
 import { hashStateToken, newStateToken } from './state-token.js';
 

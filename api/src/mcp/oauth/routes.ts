@@ -2,10 +2,10 @@ import { Type } from '@sinclair/typebox';
 import { Router } from 'express';
 import type { TenantLifecycle } from '@aiplane/crds';
 import type { ResourceCache } from '@aiplane/lib';
+import { validator } from '@aiplane/lib/service';
 import { callerScope, findCallerServer, findInOrganization } from '../caller-server.js';
 import type { McpOAuthLinking } from './oauth-linking.js';
 import type { McpServerStore } from '../server-store.js';
-import { validator } from '@aiplane/lib/service';
 
 const CallbackBody = Type.Object(
   {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
+import { Response as UndiciResponse } from 'undici';
 import { ApiError } from '../../errors/api-error.js';
 import type { OAuthClient } from '../../store/oauth-client-store.js';
 import type { FetchLike } from '../upstream/index.js';
-import { Response as UndiciResponse } from 'undici';
 import { oauthFetch } from './oauth-fetch.js';
 import { renewTokenSet } from './token-renewal.js';
 import { tokenSetFrom, type OAuthTokenSet } from './token-set.js';

@@ -1,12 +1,12 @@
 import { isIP, type LookupFunction } from 'node:net';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
 import type { BlockedRange } from '../../net/ip-ranges.js';
 import {
   type LookupAll,
   type ResolveRule,
   resolvePublicAddresses,
 } from '../../net/resolve-public.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
 
 export type { FetchLike };
 
