@@ -17,16 +17,18 @@ COPY lib/package.json lib/
 COPY crds/package.json crds/
 COPY operator/package.json operator/
 COPY api/package.json api/
+COPY gateway/package.json gateway/
 COPY hack/package.json hack/
 COPY e2e/package.json e2e/
 RUN npm ci --no-audit --no-fund \
-      --workspace=lib --workspace=crds --workspace=operator --workspace=api \
+      --workspace=lib --workspace=crds --workspace=operator --workspace=api --workspace=gateway \
       --include-workspace-root
 COPY tsconfig.base.json ./
 COPY lib/ lib/
 COPY crds/ crds/
 COPY operator/ operator/
 COPY api/ api/
+COPY gateway/ gateway/
 COPY hack/tsconfig.json hack/
 COPY hack/src/ hack/src/
 RUN node --import tsx hack/src/image/bundle.ts

@@ -23,7 +23,7 @@ export function mayUseServer(
   server: McpServer,
   organizationId: string | undefined = server.metadata.labels?.[ORGANIZATION_LABEL],
 ): boolean {
-  if (organizationId === undefined) return false;
+  if (!organizationId) return false;
   const member = principal.organizations.some((o) => o.id === organizationId);
   if (!member && !isPlatformAdmin(principal)) return false;
   if (server.metadata.namespace !== organizationNamespace(tenants, organizationId)) return false;
