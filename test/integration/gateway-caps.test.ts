@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { startMcpTestServer, waitFor, type McpTestServer } from '@aiplane/hack';
 import { tokenFor } from './api-helpers.js';
-import { initializeRequest, startGatewayStack, type GatewayStack } from './gateway-helpers.js';
+import { startGatewayStack, type GatewayStack } from './fixtures/index.js';
+import { initializeRequest } from './gateway-helpers.js';
 import { link, randomId, registerRemote } from './mcp-helpers.js';
 import { rememberSecret } from './secrets.js';
 

@@ -3,12 +3,8 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { waitFor } from '@aiplane/hack';
 import { call, tokenFor, type Reply } from './api-helpers.js';
-import {
-  startGatewayStack,
-  startTestGateway,
-  type GatewayStack,
-  type TestGateway,
-} from './gateway-helpers.js';
+import { startGatewayStack, type GatewayStack } from './fixtures/index.js';
+import { startTestGateway, type TestGateway } from './gateway-helpers.js';
 import { link, randomId, registerRemote } from './mcp-helpers.js';
 import { rememberSecret } from './secrets.js';
 

@@ -3,16 +3,17 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startMcpTestServer, waitFor, type McpTestServer } from '@aiplane/hack';
 import { call, keycloak, tokenFor, type Reply, type TestApi } from './api-helpers.js';
-import { initializeRequest, startGatewayStack, type GatewayStack } from './gateway-helpers.js';
-import { setRealmRole } from './keycloak-admin.js';
 import {
   caller,
-  link,
   provisionTenant,
-  randomId,
   setMembership,
+  startGatewayStack,
+  type GatewayStack,
   type Tenant,
-} from './mcp-helpers.js';
+} from './fixtures/index.js';
+import { initializeRequest } from './gateway-helpers.js';
+import { setRealmRole } from './keycloak-admin.js';
+import { link, randomId } from './mcp-helpers.js';
 import { rememberSecret } from './secrets.js';
 
 type RpcError = {

@@ -28,13 +28,15 @@ import { initializeRequest, startTestGateway, type TestGateway } from './gateway
 import { environment } from './harness.js';
 import { kcAdmin } from './keycloak-admin.js';
 import {
+  addMembers,
   caller,
-  provisionTenant,
-  randomId,
-  setMembership,
+  callersIn,
+  provisionTenants,
+  removeMembers,
   type Tenant,
   type Call,
-} from './mcp-helpers.js';
+} from './fixtures/index.js';
+import { randomId } from './mcp-helpers.js';
 import {
   authorizeInBrowser,
   type AuthorizationReturn,
@@ -199,14 +201,9 @@ describe('MCP OAuth linking (API, PostgreSQL, an SDK authorization server, the l
     db = new pg.Client({ connectionString: api.databaseUrl });
     await db.connect();
     operator = startOperatorProcess();
-    [a, b] = await Promise.all([
-      provisionTenant(api.url, 'oauth-a'),
-      provisionTenant(api.url, 'oauth-b'),
-    ]);
-    await setMembership(a.organizationId, 'admin', true);
-    await setMembership(a.organizationId, 'member', true);
-    admin = caller(api.url, 'admin', a.organizationId);
-    member = caller(api.url, 'member', a.organizationId);
+    [a, b] = await provisionTenants(api.url, 'oauth-a', 'oauth-b');
+    await addMembers(a.organizationId);
+    ({ admin, member } = callersIn(api.url, a));
     adminInB = caller(api.url, 'admin', b.organizationId);
     ids.sdk = await createRemote(admin, 'sdk', sdkUpstream.url);
     ids.keycloak = await createRemote(admin, 'keycloak', kcUpstream.url);
@@ -220,10 +217,7 @@ describe('MCP OAuth linking (API, PostgreSQL, an SDK authorization server, the l
     if (trustedHosts) {
       await kcAdmin(`/components/${trustedHosts.id}`, { method: 'PUT', body: trustedHosts });
     }
-    if (a) {
-      await setMembership(a.organizationId, 'admin', false);
-      await setMembership(a.organizationId, 'member', false);
-    }
+    if (a) await removeMembers(a.organizationId);
     await operator?.stop();
     await db?.end();
     await Promise.all([

@@ -12,19 +12,20 @@ import {
 import { queryRows, startTestApi, type TestApi } from './api-helpers.js';
 import { kubeConfig } from './harness.js';
 import {
+  addMembers,
   caller,
-  link,
-  registerRemote,
-  provisionTenant,
-  setMembership,
+  callersIn,
+  createAgent,
+  provisionTenants,
+  removeMembers,
+  type Agent,
   type Tenant,
   type Call,
-} from './mcp-helpers.js';
+} from './fixtures/index.js';
+import { link, registerRemote } from './mcp-helpers.js';
 import { startOperatorProcess } from './operator-process.js';
 import { newSecret } from './secrets.js';
 import { adminCall, awaitTenantGone } from './tenant-helpers.js';
-
-type Agent = { id: string; mcp_server_ids: string[] };
 
 /** The first API's name, and so its database's, which the restarted API reuses. */
 const API_NAME = 'api-mcp-cleanup';
@@ -85,11 +86,6 @@ describe('MCP server records when the server goes without the API’s route (API
       display_name: `Remote ${name}`,
       address: upstream.url,
     });
-  const createAgent = async (who: Call, name: string, ids: string[]): Promise<Agent> => {
-    const r = await who('POST', '/v1/agents', { name, mcp_server_ids: ids });
-    assert.equal(r.status, 201, r.text);
-    return r.json() as Agent;
-  };
   /**
    * An OAuth registration and a pending linking state for the server, the rows OAuth linking
    * writes (the linking flow itself is mcp-oauth.test.ts's subject).
@@ -135,16 +131,9 @@ describe('MCP server records when the server goes without the API’s route (API
     api = await startTestApi(API_NAME, { AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS: 'true' });
     databaseUrl = api.databaseUrl;
     operator = startOperatorProcess();
-    [a, doomed] = await Promise.all([
-      provisionTenant(api.url, 'mcp-clean'),
-      provisionTenant(api.url, 'mcp-doomed'),
-    ]);
-    for (const t of [a, doomed]) {
-      await setMembership(t.organizationId, 'admin', true);
-      await setMembership(t.organizationId, 'member', true);
-    }
-    admin = caller(api.url, 'admin', a.organizationId);
-    member = caller(api.url, 'member', a.organizationId);
+    [a, doomed] = await provisionTenants(api.url, 'mcp-clean', 'mcp-doomed');
+    for (const t of [a, doomed]) await addMembers(t.organizationId);
+    ({ admin, member } = callersIn(api.url, a));
     kept = await createServer(admin, 'kept');
     await link(admin, kept, upstreamToken);
     await link(member, kept, newSecret('member-kept'));
@@ -154,8 +143,7 @@ describe('MCP server records when the server goes without the API’s route (API
     for (const t of [a, doomed]) {
       if (!t) continue;
       // Removing a member of an organization the deleted tenant took along answers 404: fine.
-      await setMembership(t.organizationId, 'admin', false);
-      await setMembership(t.organizationId, 'member', false);
+      await removeMembers(t.organizationId);
     }
     await operator?.stop();
     await Promise.all([api?.close(), upstream?.close()]);

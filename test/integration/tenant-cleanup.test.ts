@@ -6,11 +6,18 @@ import { isNotFound, kubeRequest } from '@aiplane/lib';
 import { waitFor, type ManagedProcess } from '@aiplane/hack';
 import { assertCode, queryRows, startTestApi, type TestApi } from './api-helpers.js';
 import { kubeConfig } from './harness.js';
-import { caller, provisionTenant, setMembership, type Tenant, type Call } from './mcp-helpers.js';
+import {
+  addMembers,
+  caller,
+  createAgent,
+  provisionTenants,
+  removeMembers,
+  type Agent,
+  type Tenant,
+  type Call,
+} from './fixtures/index.js';
 import { startOperatorProcess } from './operator-process.js';
 import { adminCall, awaitTenantGone } from './tenant-helpers.js';
-
-type Agent = { id: string; organization_id: string };
 
 /** The first API's name, and so its database's, which the restarted API reuses. */
 const API_NAME = 'api-tenant-cleanup';
@@ -48,11 +55,6 @@ describe('agents of a deleted tenant (API, operator, kube-apiserver, PostgreSQL,
         organizationId,
       ])
     ).map((r) => r.id);
-  const createAgent = async (who: Call, name: string): Promise<Agent> => {
-    const r = await who('POST', '/v1/agents', { name });
-    assert.equal(r.status, 201, r.text);
-    return r.json() as Agent;
-  };
   const sorted = (ids: string[]) => [...ids].sort();
   /** Ten minutes pass for these agents, as far as the database can tell. */
   const age = (ids: string[]) =>
@@ -90,23 +92,20 @@ describe('agents of a deleted tenant (API, operator, kube-apiserver, PostgreSQL,
     api = await startTestApi(API_NAME);
     databaseUrl = api.databaseUrl;
     operator = startOperatorProcess();
-    [kept, doomed, offline] = await Promise.all([
-      provisionTenant(api.url, 'agents-kept'),
-      provisionTenant(api.url, 'agents-doomed'),
-      provisionTenant(api.url, 'agents-offline'),
-    ]);
-    for (const t of [kept, doomed, offline]) {
-      await setMembership(t.organizationId, 'admin', true);
-      await setMembership(t.organizationId, 'member', true);
-    }
+    [kept, doomed, offline] = await provisionTenants(
+      api.url,
+      'agents-kept',
+      'agents-doomed',
+      'agents-offline',
+    );
+    for (const t of [kept, doomed, offline]) await addMembers(t.organizationId);
   });
 
   after(async function () {
     for (const t of [kept, doomed, offline]) {
       if (!t) continue;
       // Removing a member of an organization the deleted tenant took along answers 404: fine.
-      await setMembership(t.organizationId, 'admin', false);
-      await setMembership(t.organizationId, 'member', false);
+      await removeMembers(t.organizationId);
     }
     await operator?.stop();
     await api?.close();
