@@ -47,6 +47,27 @@ export async function awaitReady(url: string): Promise<void> {
   await waitFor(`${url} to answer 200`, async () => (await fetch(url)).status === 200);
 }
 
+/** A debug logger named `name`, writing to `<name>.log` in the run's log directory. */
+export function runLogger(name: string): ReturnType<typeof createLogger> {
+  const destination = createWriteStream(join(environment().controlPlane.logDir, `${name}.log`));
+  return createLogger({ level: 'debug', name, destination });
+}
+
+/**
+ * The loopback URL of a server this process started, once its /readyz answers 200
+ * ({@link awaitReady}); a server that never gets ready is closed.
+ */
+export async function readyUrl(server: { port: number; close(): Promise<void> }): Promise<string> {
+  const url = `http://127.0.0.1:${server.port}`;
+  try {
+    await awaitReady(`${url}/readyz`);
+  } catch (err) {
+    await server.close();
+    throw err;
+  }
+  return url;
+}
+
 /**
  * The real API, in this process, on a loopback port, logging to the run's log directory, ready
  * (its caches synced). Its database is a fresh one named after it, or with `databaseOf` the one
@@ -72,19 +93,11 @@ export async function startTestApi(
     AIPLANE_LOG_LEVEL: 'debug',
     ...env,
   });
-  const destination = createWriteStream(join(environment().controlPlane.logDir, `${name}.log`));
-  const api = await startApi(config, createLogger({ level: 'debug', name, destination }), {
+  const api = await startApi(config, runLogger(name), {
     ...startOptions,
     kc: kc ?? environment().controlPlane.kubeConfig(),
   });
-  const url = `http://127.0.0.1:${api.port}`;
-  try {
-    await awaitReady(`${url}/readyz`);
-  } catch (err) {
-    await api.close();
-    throw err;
-  }
-  return { ...api, url, databaseUrl };
+  return { ...api, url: await readyUrl(api), databaseUrl };
 }
 
 export interface Reply {

@@ -1,9 +1,6 @@
-import { createWriteStream } from 'node:fs';
-import { join } from 'node:path';
 import { loadGatewayConfig, startGateway, type RunningGateway } from '@aiplane/api';
-import { createLogger } from '@aiplane/lib';
 import { apiEnv } from '@aiplane/hack';
-import { awaitReady, type TestApi } from './api-helpers.js';
+import { readyUrl, runLogger, type TestApi } from './api-helpers.js';
 import { environment } from './harness.js';
 
 export interface TestGateway extends RunningGateway {
@@ -26,18 +23,10 @@ export async function startTestGateway(
     AIPLANE_LOG_LEVEL: 'debug',
     ...env,
   });
-  const destination = createWriteStream(join(environment().controlPlane.logDir, `${name}.log`));
-  const gateway = await startGateway(config, createLogger({ level: 'debug', name, destination }), {
+  const gateway = await startGateway(config, runLogger(name), {
     kc: environment().controlPlane.kubeConfig(),
   });
-  const url = `http://127.0.0.1:${gateway.port}`;
-  try {
-    await awaitReady(`${url}/readyz`);
-  } catch (err) {
-    await gateway.close();
-    throw err;
-  }
-  return { ...gateway, url };
+  return { ...gateway, url: await readyUrl(gateway) };
 }
 
 /** A raw JSON-RPC `initialize` request, as a bare client sends it. */

@@ -1,5 +1,3 @@
-import { createWriteStream } from 'node:fs';
-import { join } from 'node:path';
 import {
   API_VERSION,
   GROUP,
@@ -9,11 +7,12 @@ import {
   type TenantLifecycle,
 } from '@aiplane/crds';
 import { loadOperatorConfig, startOperator } from '@aiplane/operator';
-import { createLogger, kubeRequest } from '@aiplane/lib';
+import { kubeRequest } from '@aiplane/lib';
 import type { ManagerHandle } from '@aiplane/operator/runtime';
 import { waitFor } from '@aiplane/hack';
 import { placeholderControllers } from './fixtures/placeholder-controller.js';
-import { environment, kubeConfig } from './harness.js';
+import { runLogger } from './api-helpers.js';
+import { kubeConfig } from './harness.js';
 import { objectApi } from './kube-helpers.js';
 
 /** Starts the placeholder controller in this process, without leader election. */
@@ -26,11 +25,10 @@ export async function startPlaceholderOperator(
     AIPLANE_OPERATOR_HEALTH_PORT: '0',
     AIPLANE_OPERATOR_SHUTDOWN_GRACE_MS: '5000',
   });
-  const destination = createWriteStream(join(environment().controlPlane.logDir, `${name}.log`));
   return startOperator({
     kc: kubeConfig(),
     config,
-    logger: createLogger({ level: 'debug', name, destination }),
+    logger: runLogger(name),
     controllers: placeholderControllers({
       identity: name,
       labelSelector: `aiplane.io/test=${label}`,
