@@ -24,6 +24,12 @@ export function keycloak(): KeycloakInfo {
   return info;
 }
 
+/**
+ * The scope that asks for every organization claim: Keycloak leaves the organization claim out
+ * for a member of several organizations unless all are asked for.
+ */
+export const ORG_SCOPE = { scope: 'openid organization:*' };
+
 /** A fresh access token for a dev user (password grant against the running Keycloak). */
 export async function tokenFor(user: DevUser, opts: { scope?: string } = {}): Promise<string> {
   const info = keycloak();

@@ -29,6 +29,13 @@ export async function startTestGateway(
   return { ...gateway, url: await readyUrl(gateway) };
 }
 
+/** A JSON-RPC error answer. */
+export type RpcError = {
+  jsonrpc: string;
+  id: unknown;
+  error: { code: number; message: string; data?: { code: string } };
+};
+
 /** A raw JSON-RPC `initialize` request, as a bare client sends it. */
 export function initializeRequest(protocolVersion = '2025-11-25', id = 1) {
   return {

@@ -16,7 +16,7 @@ import {
   type ManagedProcess,
   type McpTestServer,
 } from '@aiplane/hack';
-import { queryRows, startTestApi, tokenFor, type TestApi } from './api-helpers.js';
+import { ORG_SCOPE, queryRows, startTestApi, tokenFor, type TestApi } from './api-helpers.js';
 import { startTestGateway, type TestGateway } from './gateway-helpers.js';
 import { kubeConfig } from './harness.js';
 import { kcAdmin } from './keycloak-admin.js';
@@ -167,7 +167,7 @@ describe('a tenant whose organization is deleted in Keycloak and re-created by t
 
     // Through the gateway, with the member's credential linked before the repair.
     const endpoint = new URL(`${gateway?.url ?? ''}/servers/${serverId}/mcp`);
-    const token = await tokenFor('member', { scope: 'openid organization:*' });
+    const token = await tokenFor('member', ORG_SCOPE);
     let content: unknown;
     await waitFor(
       'the gateway to let the member call the tool',
