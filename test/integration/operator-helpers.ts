@@ -13,7 +13,7 @@ import { waitFor } from '@aiplane/hack';
 import { placeholderControllers } from './fixtures/placeholder-controller.js';
 import { runLogger } from './api-helpers.js';
 import { kubeConfig } from './harness.js';
-import { objectApi } from './kube-helpers.js';
+import { objectApi, uniqueName } from './kube-helpers.js';
 
 /** Starts the placeholder controller in this process, without leader election. */
 export async function startPlaceholderOperator(
@@ -35,6 +35,25 @@ export async function startPlaceholderOperator(
     }),
     signals: [],
   });
+}
+
+/**
+ * The placeholder operator of the enclosing `describe`, for the objects labelled with a label
+ * of its own (`label`): started before its tests, stopped after them.
+ */
+export function placeholderOperatorSuite(
+  labelPrefix: string,
+  name: string,
+): { label: string; handle: () => ManagerHandle } {
+  const label = uniqueName(labelPrefix);
+  let handle: ManagerHandle | undefined;
+  before(async function () {
+    handle = await startPlaceholderOperator(label, name);
+  });
+  after(async function () {
+    await handle?.stop();
+  });
+  return { label, handle: () => handle as ManagerHandle };
 }
 
 export function labelledTenant(slug: string, label: string): TenantLifecycle {
