@@ -6,8 +6,9 @@ import {
   type KubeConfig,
   type KubernetesObject,
 } from '@kubernetes/client-node';
-import { binaryPaths } from '@aiplane/hack';
-import { environment } from './harness.js';
+import { isNotFound, kubeRequest } from '@aiplane/lib';
+import { binaryPaths, waitFor } from '@aiplane/hack';
+import { environment, kubeConfig } from './harness.js';
 
 const run = promisify(execFile);
 
@@ -38,6 +39,31 @@ export async function refusal(p: Promise<unknown>): Promise<{ code: number; mess
 
 export function objectApi(kc: KubeConfig): KubernetesObjectApi {
   return KubernetesObjectApi.makeApiClient(kc);
+}
+
+/**
+ * Deletes the object at `path` with the kube API (as kubectl would) and waits until a GET of it
+ * answers 404; `what` names the object in the wait's message.
+ */
+export async function kubeDeleteAndWait(
+  path: string,
+  what: string,
+  opts: { timeoutMs?: number } = {},
+): Promise<void> {
+  await kubeRequest(kubeConfig(), { method: 'DELETE', path });
+  await waitFor(
+    `${what} to be gone`,
+    async () => {
+      try {
+        await kubeRequest(kubeConfig(), { method: 'GET', path });
+        return false;
+      } catch (err) {
+        if (isNotFound(err)) return true;
+        throw err;
+      }
+    },
+    opts,
+  );
 }
 
 let counter = 0;
