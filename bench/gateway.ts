@@ -2,14 +2,12 @@
 // SDK server on loopback), with the same SDK client code, in interleaved rounds so both see
 // the same machine state. Real API and gateway (in process), Keycloak token, PostgreSQL
 // credential store. Latency per call (sequential) and throughput (16 calls in flight).
-import { createWriteStream } from 'node:fs';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { API_VERSION, tenantNamespace } from '@aiplane/crds';
 import { loadApiConfig, startApi } from '@aiplane/api';
 import { loadGatewayConfig, startGateway } from '@aiplane/gateway';
-import { createLogger, kubeRequest } from '@aiplane/lib';
+import { kubeRequest } from '@aiplane/lib';
 import {
   apiEnv,
   createDatabase,
@@ -17,7 +15,8 @@ import {
   startMcpTestServer,
   type LocalEnvironment,
 } from '@aiplane/hack';
-import { percentile, writeResult } from './results.js';
+import { benchLogger } from './logs.js';
+import { percentile, writeResult } from './report.js';
 
 const ROUNDS = 10;
 const CALLS_PER_ROUND = 200;
@@ -63,12 +62,7 @@ export async function gatewayOverhead(env: LocalEnvironment): Promise<void> {
   const kc = info.keycloak;
   const kube = env.controlPlane.kubeConfig();
   const logDir = env.controlPlane.logDir;
-  const log = (name: string) =>
-    createLogger({
-      level: 'warn',
-      name,
-      destination: createWriteStream(join(logDir, `bench-${name}.log`)),
-    });
+  const log = (name: string) => benchLogger(logDir, name, 'warn');
   const upstreamToken = `bench-${Date.now()}`;
   const upstream = await startMcpTestServer({ token: upstreamToken });
   const databaseUrl = await createDatabase(info, 'aiplane_bench_gateway', { fresh: true });

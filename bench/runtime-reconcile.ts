@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { API_VERSION, TENANT_LIFECYCLE_KIND, type TenantLifecycle } from '@aiplane/crds';
 import { KubernetesObjectApi } from '@kubernetes/client-node';
 import { type LocalEnvironment, startFromSource, waitFor } from '@aiplane/hack';
-import { memoryOf, percentile, writeResult } from './results.js';
+import { latencySummary, writeResult } from './report.js';
+import { memoryOf } from './sampling.js';
 
 export async function runtimeReconcile(env: LocalEnvironment, count = 300): Promise<void> {
   const label = `bench-${Date.now()}`;
@@ -69,19 +70,13 @@ export async function runtimeReconcile(env: LocalEnvironment, count = 300): Prom
       },
       { timeoutMs: 300_000, intervalMs: 250 },
     );
-    const latencies = [...done]
-      .map(([name, at]) => at - (created.get(name) ?? start))
-      .sort((a, b) => a - b);
+    const latencies = [...done].map(([name, at]) => at - (created.get(name) ?? start));
     const busy = memoryOf(proc.child.pid as number);
     writeResult('runtime-reconcile', {
       objects: count,
       createAllMs: createdAll - start,
       allReconciledMs: Math.max(...done.values()) - start,
-      reconcileLatencyMs: {
-        p50: percentile(latencies, 50),
-        p95: percentile(latencies, 95),
-        max: latencies.at(-1),
-      },
+      reconcileLatencyMs: latencySummary(latencies),
       operatorMemoryMiB: { idleRss: idle.rssMiB, peak: busy.peakMiB },
       note: 'latency measured by polling every 250 ms; placeholder reconcile = one status merge-patch',
     });

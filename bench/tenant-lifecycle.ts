@@ -1,10 +1,8 @@
 // Tenant provisioning latency: time from POST /v1/admin/tenants to phase Ready (polled every
 // 50 ms), for 20 tenants one after another and 20 created at once, with and without a
 // dedicated database. Real API (in process), real operator process, Keycloak, PostgreSQL.
-import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { loadApiConfig, startApi } from '@aiplane/api';
-import { createLogger } from '@aiplane/lib';
 import {
   apiEnv,
   createDatabase,
@@ -13,7 +11,9 @@ import {
   startOperatorFromSource,
   waitFor,
 } from '@aiplane/hack';
-import { memoryOf, percentile, writeResult } from './results.js';
+import { benchLogger } from './logs.js';
+import { latencySummary, writeResult } from './report.js';
+import { memoryOf } from './sampling.js';
 
 export async function tenantLifecycle(env: LocalEnvironment): Promise<void> {
   const info = env.info();
@@ -24,11 +24,7 @@ export async function tenantLifecycle(env: LocalEnvironment): Promise<void> {
       ...apiEnv(info, await createDatabase(info, 'aiplane_bench', { fresh: true })),
       AIPLANE_API_PORT: '0',
     }),
-    createLogger({
-      level: 'info',
-      name: 'api',
-      destination: createWriteStream(join(logDir, 'bench-api.log')),
-    }),
+    benchLogger(logDir, 'api', 'info'),
     { kc: env.controlPlane.kubeConfig() },
   );
   const operator = startOperatorFromSource(info, {
@@ -63,15 +59,7 @@ export async function tenantLifecycle(env: LocalEnvironment): Promise<void> {
     return performance.now() - start;
   }
 
-  const summary = (ms: number[]) => {
-    const s = [...ms].sort((a, b) => a - b);
-    return {
-      n: s.length,
-      p50: Math.round(percentile(s, 50)),
-      p95: Math.round(percentile(s, 95)),
-      max: Math.round(s.at(-1) ?? 0),
-    };
-  };
+  const summary = (ms: number[]) => ({ n: ms.length, ...latencySummary(ms) });
 
   try {
     const run = Date.now().toString(36);

@@ -24,6 +24,12 @@ export function keycloak(): KeycloakInfo {
   return info;
 }
 
+/**
+ * The scope that asks for every organization claim: Keycloak leaves the organization claim out
+ * for a member of several organizations unless all are asked for.
+ */
+export const ORG_SCOPE = { scope: 'openid organization:*' };
+
 /** A fresh access token for a dev user (password grant against the running Keycloak). */
 export async function tokenFor(user: DevUser, opts: { scope?: string } = {}): Promise<string> {
   const info = keycloak();
@@ -45,6 +51,27 @@ export interface TestApi extends RunningApi {
  */
 export async function awaitReady(url: string): Promise<void> {
   await waitFor(`${url} to answer 200`, async () => (await fetch(url)).status === 200);
+}
+
+/** A debug logger named `name`, writing to `<name>.log` in the run's log directory. */
+export function runLogger(name: string): ReturnType<typeof createLogger> {
+  const destination = createWriteStream(join(environment().controlPlane.logDir, `${name}.log`));
+  return createLogger({ level: 'debug', name, destination });
+}
+
+/**
+ * The loopback URL of a server this process started, once its /readyz answers 200
+ * ({@link awaitReady}); a server that never gets ready is closed.
+ */
+export async function readyUrl(server: { port: number; close(): Promise<void> }): Promise<string> {
+  const url = `http://127.0.0.1:${server.port}`;
+  try {
+    await awaitReady(`${url}/readyz`);
+  } catch (err) {
+    await server.close();
+    throw err;
+  }
+  return url;
 }
 
 /**
@@ -72,19 +99,11 @@ export async function startTestApi(
     AIPLANE_LOG_LEVEL: 'debug',
     ...env,
   });
-  const destination = createWriteStream(join(environment().controlPlane.logDir, `${name}.log`));
-  const api = await startApi(config, createLogger({ level: 'debug', name, destination }), {
+  const api = await startApi(config, runLogger(name), {
     ...startOptions,
     kc: kc ?? environment().controlPlane.kubeConfig(),
   });
-  const url = `http://127.0.0.1:${api.port}`;
-  try {
-    await awaitReady(`${url}/readyz`);
-  } catch (err) {
-    await api.close();
-    throw err;
-  }
-  return { ...api, url, databaseUrl };
+  return { ...api, url: await readyUrl(api), databaseUrl };
 }
 
 export interface Reply {

@@ -1,24 +1,15 @@
 import assert from 'node:assert/strict';
 import { waitFor } from '@aiplane/hack';
-import type { ManagerHandle } from '@aiplane/operator/runtime';
 import { environment, kubeConfig } from './harness.js';
 import { objectApi, uniqueName } from './kube-helpers.js';
-import { labelledTenant, reconciledMessage, startPlaceholderOperator } from './operator-helpers.js';
+import { labelledTenant, placeholderOperatorSuite, reconciledMessage } from './operator-helpers.js';
 
 describe('informers across a kube-apiserver restart', function () {
-  const label = uniqueName('restart');
-  let handle: ManagerHandle;
-
-  before(async function () {
-    handle = await startPlaceholderOperator(label, 'placeholder-restart');
-  });
-  after(async function () {
-    await handle?.stop();
-  });
+  const { label, handle } = placeholderOperatorSuite('restart', 'placeholder-restart');
 
   /** aiplane_watch_restarts_total over every resource, from the operator's own /metrics. */
   async function watchRestarts(): Promise<number> {
-    const metrics = await (await fetch(`http://127.0.0.1:${handle.port}/metrics`)).text();
+    const metrics = await (await fetch(`http://127.0.0.1:${handle().port}/metrics`)).text();
     return [...metrics.matchAll(/^aiplane_watch_restarts_total(?:\{[^}]*\})? (\d+)$/gm)].reduce(
       (sum, m) => sum + Number(m[1]),
       0,

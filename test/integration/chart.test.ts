@@ -11,11 +11,11 @@ import {
   createReleaseSecrets,
   FULL_VALUES,
   helm,
-  kubectl,
   type Manifest,
   manifests,
   refusal,
 } from './helm-helpers.js';
+import { kubectl } from './kube-helpers.js';
 
 const NAMESPACE = 'aiplane-chart';
 const RELEASE = 'it-chart';

@@ -7,12 +7,12 @@ import {
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startMcp2026TestServer, waitFor, type Mcp2026TestServer } from '@aiplane/hack';
-import { call, tokenFor, type Reply } from './api-helpers.js';
-import { initializeRequest, startGatewayStack, type GatewayStack } from './gateway-helpers.js';
+import { call, ORG_SCOPE, tokenFor, type Reply } from './api-helpers.js';
+import { startGatewayStack, type GatewayStack } from './fixtures/index.js';
+import { initializeRequest } from './gateway-helpers.js';
 import { link, randomId } from './mcp-helpers.js';
 import { rememberSecret } from './secrets.js';
 
-const ORG_SCOPE = { scope: 'openid organization:*' };
 const REVISION = '2026-07-28';
 
 /** One POST the v2 client sent, as it went on the wire. */

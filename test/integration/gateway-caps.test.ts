@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict';
 import { startMcpTestServer, waitFor, type McpTestServer } from '@aiplane/hack';
-import { tokenFor } from './api-helpers.js';
-import { initializeRequest, startGatewayStack, type GatewayStack } from './gateway-helpers.js';
+import { ORG_SCOPE, tokenFor } from './api-helpers.js';
+import { startGatewayStack, type GatewayStack } from './fixtures/index.js';
+import { initializeRequest, type RpcError } from './gateway-helpers.js';
 import { link, randomId, registerRemote } from './mcp-helpers.js';
 import { rememberSecret } from './secrets.js';
 
-type RpcError = {
-  id: unknown;
-  error: { code: number; message: string; data?: { code: string } };
-};
 type User = 'member' | 'admin';
-const ORG_SCOPE = { scope: 'openid organization:*' };
 
 describe('MCP gateway caps (per user, per organization; real gateway, SDK server, Keycloak)', function () {
   let stack: GatewayStack | undefined;

@@ -2,24 +2,14 @@ import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { waitFor } from '@aiplane/hack';
-import { call, tokenFor, type Reply } from './api-helpers.js';
-import {
-  startGatewayStack,
-  startTestGateway,
-  type GatewayStack,
-  type TestGateway,
-} from './gateway-helpers.js';
+import { call, ORG_SCOPE, tokenFor, type Reply } from './api-helpers.js';
+import { startGatewayStack, type GatewayStack } from './fixtures/index.js';
+import { startTestGateway, type RpcError, type TestGateway } from './gateway-helpers.js';
 import { link, randomId, registerRemote } from './mcp-helpers.js';
 import { rememberSecret } from './secrets.js';
 
-type RpcError = {
-  jsonrpc: string;
-  id: unknown;
-  error: { code: number; message: string; data?: { code: string } };
-};
 type ToolsList = { id: unknown; result: { tools: { name: string }[] } };
 
-const ORG_SCOPE = { scope: 'openid organization:*' };
 const SMALL_TIMEOUT_MS = 2000;
 
 /** One request the bare upstream received. */

@@ -2,25 +2,19 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startMcpTestServer, waitFor, type McpTestServer } from '@aiplane/hack';
-import { call, keycloak, tokenFor, type Reply, type TestApi } from './api-helpers.js';
-import { initializeRequest, startGatewayStack, type GatewayStack } from './gateway-helpers.js';
-import { setRealmRole } from './keycloak-admin.js';
+import { call, keycloak, ORG_SCOPE, tokenFor, type Reply, type TestApi } from './api-helpers.js';
 import {
   caller,
-  link,
   provisionTenant,
-  randomId,
   setMembership,
+  startGatewayStack,
+  type GatewayStack,
   type Tenant,
-} from './mcp-helpers.js';
+} from './fixtures/index.js';
+import { initializeRequest, type RpcError } from './gateway-helpers.js';
+import { setRealmRole } from './keycloak-admin.js';
+import { link, randomId } from './mcp-helpers.js';
 import { rememberSecret } from './secrets.js';
-
-type RpcError = {
-  jsonrpc: string;
-  id: unknown;
-  error: { code: number; message: string; data?: { code: string } };
-};
-const ORG_SCOPE = { scope: 'openid organization:*' };
 
 describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak tokens)', function () {
   let stack: GatewayStack | undefined;

@@ -5,13 +5,12 @@ import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { binaryPaths, repoRoot } from '@aiplane/hack';
 import { environment } from './harness.js';
+import { kubeEnv, kubectl } from './kube-helpers.js';
 
 const run = promisify(execFile);
 
 export const CHART = join(repoRoot, 'charts', 'aiplane');
 export const FULL_VALUES = join(CHART, 'ci', 'full-values.yaml');
-
-const kubeEnv = () => ({ ...process.env, KUBECONFIG: environment().info().kubeconfig });
 
 /** helm (built from the Go module proxy) against the local control plane, state under the run dir. */
 export async function helm(...args: string[]): Promise<{ stdout: string; stderr: string }> {
@@ -25,13 +24,6 @@ export async function helm(...args: string[]): Promise<{ stdout: string; stderr:
     },
     maxBuffer: 16 * 1024 * 1024,
   });
-}
-
-/** kubectl against the local control plane; `input` goes to its stdin. */
-export async function kubectl(args: string[], input?: string): Promise<string> {
-  const child = run(binaryPaths().kubectl, args, { env: kubeEnv(), maxBuffer: 16 * 1024 * 1024 });
-  child.child.stdin?.end(input ?? '');
-  return (await child).stdout;
 }
 
 /** The stderr of a command that must fail. */

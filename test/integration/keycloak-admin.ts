@@ -17,27 +17,13 @@ export async function kcAdmin(
   });
 }
 
-/** A master-realm token of the bootstrap admin (right signature scheme, wrong issuer for the API). */
-export async function masterRealmToken(): Promise<string> {
-  const info = keycloak();
-  const res = await fetch(`${info.url}/realms/master/protocol/openid-connect/token`, {
-    method: 'POST',
-    body: new URLSearchParams({
-      grant_type: 'password',
-      client_id: 'admin-cli',
-      username: info.admin.username,
-      password: info.admin.password,
-    }),
-  });
-  const { access_token } = (await res.json()) as { access_token: string };
-  rememberSecret(access_token);
-  return access_token;
-}
-
-/** A token of the aiplane realm issued to admin-cli: right issuer, no aiplane-api audience. */
-export async function wrongAudienceToken(username: string, password: string): Promise<string> {
-  const info = keycloak();
-  const res = await fetch(info.tokenEndpoint, {
+/** A password grant to admin-cli at `tokenEndpoint`; the token, remembered for the log sweep. */
+async function adminCliToken(
+  tokenEndpoint: string,
+  username: string,
+  password: string,
+): Promise<string> {
+  const res = await fetch(tokenEndpoint, {
     method: 'POST',
     body: new URLSearchParams({
       grant_type: 'password',
@@ -49,6 +35,21 @@ export async function wrongAudienceToken(username: string, password: string): Pr
   const { access_token } = (await res.json()) as { access_token: string };
   rememberSecret(access_token);
   return access_token;
+}
+
+/** A master-realm token of the bootstrap admin (right signature scheme, wrong issuer for the API). */
+export async function masterRealmToken(): Promise<string> {
+  const info = keycloak();
+  return adminCliToken(
+    `${info.url}/realms/master/protocol/openid-connect/token`,
+    info.admin.username,
+    info.admin.password,
+  );
+}
+
+/** A token of the aiplane realm issued to admin-cli: right issuer, no aiplane-api audience. */
+export async function wrongAudienceToken(username: string, password: string): Promise<string> {
+  return adminCliToken(keycloak().tokenEndpoint, username, password);
 }
 
 export async function setRealmRole(userId: string, role: string, present: boolean): Promise<void> {

@@ -1,21 +1,7 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { API_VERSION } from '@aiplane/crds';
-import { environment, kubeConfig } from './harness.js';
-import { objectApi, uniqueName } from './kube-helpers.js';
-
-const run = promisify(execFile);
-
-async function kubectl(...args: string[]): Promise<string> {
-  const env = environment();
-  const { stdout } = await run(env.controlPlane.bins.kubectl, [
-    '--kubeconfig',
-    env.controlPlane.kubeconfigPath,
-    ...args,
-  ]);
-  return stdout;
-}
+import { kubeConfig } from './harness.js';
+import { kubectl, objectApi, uniqueName } from './kube-helpers.js';
 
 describe('kubectl with the built CRDs', function () {
   it('shows Slug, Phase, Identity, Database, Ready and Age for `kubectl get tl`', async function () {
@@ -26,7 +12,7 @@ describe('kubectl with the built CRDs', function () {
       metadata: { name: slug },
       spec: { slug, identity: { enabled: true }, database: { dedicated: true } },
     });
-    const out = await kubectl('get', 'tl', slug);
+    const out = await kubectl(['get', 'tl', slug]);
     const [header, row] = out.trim().split('\n');
     assert.deepEqual(header?.split(/\s+/), [
       'NAME',
@@ -48,11 +34,11 @@ describe('kubectl with the built CRDs', function () {
       metadata: { name, namespace: 'default' },
       spec: { runtime: 'remote', displayName: 'K', address: 'https://mcp.example.com/mcp' },
     });
-    const out = await kubectl('get', 'mcps', name, '-n', 'default');
+    const out = await kubectl(['get', 'mcps', name, '-n', 'default']);
     const [header, row] = out.trim().split('\n');
     assert.deepEqual(header?.split(/\s+/), ['NAME', 'RUNTIME', 'READY', 'URL', 'AGE']);
     assert.match(row ?? '', new RegExp(`^${name}\\s+remote`));
-    const all = await kubectl('get', 'aiplane', '-A');
+    const all = await kubectl(['get', 'aiplane', '-A']);
     assert.match(all, /tenantlifecycle\.aiplane\.io\//);
     assert.match(all, new RegExp(`mcpserver\\.aiplane\\.io/${name}`));
   });

@@ -19,6 +19,7 @@ import {
   assertValidationFailed,
   call,
   keycloak,
+  ORG_SCOPE,
   startTestApi,
   tokenFor,
   type Reply,
@@ -28,13 +29,15 @@ import { initializeRequest, startTestGateway, type TestGateway } from './gateway
 import { environment } from './harness.js';
 import { kcAdmin } from './keycloak-admin.js';
 import {
+  addMembers,
   caller,
-  provisionTenant,
-  randomId,
-  setMembership,
+  callersIn,
+  provisionTenants,
+  removeMembers,
   type Tenant,
   type Call,
-} from './mcp-helpers.js';
+} from './fixtures/index.js';
+import { randomId } from './mcp-helpers.js';
 import {
   authorizeInBrowser,
   type AuthorizationReturn,
@@ -142,7 +145,7 @@ describe('MCP OAuth linking (API, PostgreSQL, an SDK authorization server, the l
   };
   /** The admin's headers with one token, for requests that must arrive together. */
   const adminHeaders = async () => ({
-    authorization: `Bearer ${await tokenFor('admin', { scope: 'openid organization:*' })}`,
+    authorization: `Bearer ${await tokenFor('admin', ORG_SCOPE)}`,
     'x-aiplane-organization': a.organizationId,
   });
   const login = (user: 'admin' | 'member'): BrowserLogin => ({
@@ -199,14 +202,9 @@ describe('MCP OAuth linking (API, PostgreSQL, an SDK authorization server, the l
     db = new pg.Client({ connectionString: api.databaseUrl });
     await db.connect();
     operator = startOperatorProcess();
-    [a, b] = await Promise.all([
-      provisionTenant(api.url, 'oauth-a'),
-      provisionTenant(api.url, 'oauth-b'),
-    ]);
-    await setMembership(a.organizationId, 'admin', true);
-    await setMembership(a.organizationId, 'member', true);
-    admin = caller(api.url, 'admin', a.organizationId);
-    member = caller(api.url, 'member', a.organizationId);
+    [a, b] = await provisionTenants(api.url, 'oauth-a', 'oauth-b');
+    await addMembers(a.organizationId);
+    ({ admin, member } = callersIn(api.url, a));
     adminInB = caller(api.url, 'admin', b.organizationId);
     ids.sdk = await createRemote(admin, 'sdk', sdkUpstream.url);
     ids.keycloak = await createRemote(admin, 'keycloak', kcUpstream.url);
@@ -220,10 +218,7 @@ describe('MCP OAuth linking (API, PostgreSQL, an SDK authorization server, the l
     if (trustedHosts) {
       await kcAdmin(`/components/${trustedHosts.id}`, { method: 'PUT', body: trustedHosts });
     }
-    if (a) {
-      await setMembership(a.organizationId, 'admin', false);
-      await setMembership(a.organizationId, 'member', false);
-    }
+    if (a) await removeMembers(a.organizationId);
     await operator?.stop();
     await db?.end();
     await Promise.all([
@@ -523,7 +518,7 @@ describe('MCP OAuth linking (API, PostgreSQL, an SDK authorization server, the l
 
   describe('through the gateway', function () {
     let gateway: TestGateway;
-    const memberToken = () => tokenFor('member', { scope: 'openid organization:*' });
+    const memberToken = () => tokenFor('member', ORG_SCOPE);
     const mcpCall = async (serverId: string) => {
       const client = new Client({ name: 'it-oauth-gateway', version: '1' });
       const transport = new StreamableHTTPClientTransport(
@@ -605,7 +600,7 @@ describe('MCP OAuth linking (API, PostgreSQL, an SDK authorization server, the l
         await call(`${via.url}/servers/${serverId}/mcp`, {
           method: 'POST',
           headers: {
-            authorization: `Bearer ${token ?? (await tokenFor(who, { scope: 'openid organization:*' }))}`,
+            authorization: `Bearer ${token ?? (await tokenFor(who, ORG_SCOPE))}`,
             accept: 'application/json, text/event-stream',
           },
           body: initializeRequest(),
@@ -654,7 +649,7 @@ describe('MCP OAuth linking (API, PostgreSQL, an SDK authorization server, the l
       const mark = slowAs.requests.refreshResources.length;
       // Answered when the test releases them (below), or after 20 s at the latest.
       slowAs.holdRefreshes(20_000);
-      const adminToken = await tokenFor('admin', { scope: 'openid organization:*' });
+      const adminToken = await tokenFor('admin', ORG_SCOPE);
       const renewing = slow.map((id) => initialize(gateway, id, 'admin', adminToken));
       try {
         // At least the pool's worth of refreshes are waiting at the authorization server.
@@ -663,7 +658,7 @@ describe('MCP OAuth linking (API, PostgreSQL, an SDK authorization server, the l
           () => Promise.resolve(slowAs.pendingRefreshes() >= 10),
           { timeoutMs: 15_000, intervalMs: 50 },
         );
-        const memberToken = await tokenFor('member', { scope: 'openid organization:*' });
+        const memberToken = await tokenFor('member', ORG_SCOPE);
         const others = await Promise.all(
           Array.from({ length: 30 }, () =>
             initialize(gateway, slow[0] ?? '', 'member', memberToken),
@@ -699,7 +694,7 @@ describe('MCP OAuth linking (API, PostgreSQL, an SDK authorization server, the l
       const upstreamMark = slowUpstream.seenAuthorization.length;
       // The token endpoint answers after 5 s: every request arrives while the refresh runs.
       slowAs.holdRefreshes(5_000);
-      const token = await tokenFor('admin', { scope: 'openid organization:*' });
+      const token = await tokenFor('admin', ORG_SCOPE);
       const replies = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
           initialize(i % 2 === 0 ? gateway : replica, slow[1] ?? '', 'admin', token),

@@ -14,13 +14,14 @@ import { startTestApi, type TestApi } from './api-helpers.js';
 import { kubeConfig } from './harness.js';
 import { markPodsReady } from './kubelet.js';
 import {
+  addMembers,
   caller,
-  link,
   provisionTenant,
-  setMembership,
+  removeMembers,
   type Tenant,
   type Call,
-} from './mcp-helpers.js';
+} from './fixtures/index.js';
+import { link } from './mcp-helpers.js';
 import { startOperatorProcess } from './operator-process.js';
 import { rememberSecret } from './secrets.js';
 
@@ -88,11 +89,11 @@ describe('managed MCP runtime (operator, kube-apiserver, kube-controller-manager
       AIPLANE_OPERATOR_MCP_HANDSHAKE_TIMEOUT_MS: '2000',
     });
     a = await provisionTenant(api.url, 'mcp-run');
-    await setMembership(a.organizationId, 'admin', true);
+    await addMembers(a.organizationId, ['admin']);
     admin = caller(api.url, 'admin', a.organizationId);
   });
   after(async function () {
-    if (a) await setMembership(a.organizationId, 'admin', false);
+    if (a) await removeMembers(a.organizationId, ['admin']);
     await operator?.stop();
     await api?.close();
   });

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { API_VERSION, type McpServer } from '@aiplane/crds';
-import { isNotFound, kubeRequest } from '@aiplane/lib';
+import { API_VERSION } from '@aiplane/crds';
 import {
   startMcpTestServer,
   waitFor,
@@ -10,35 +9,27 @@ import {
   type McpTestServer,
 } from '@aiplane/hack';
 import { queryRows, startTestApi, type TestApi } from './api-helpers.js';
-import { kubeConfig } from './harness.js';
+import { kubeDeleteAndWait } from './kube-helpers.js';
 import {
+  addMembers,
   caller,
-  link,
-  registerRemote,
-  provisionTenant,
-  setMembership,
+  CLEANUP_GRACE_SECONDS,
+  CLEANUP_WITHIN_MS,
+  callersIn,
+  createAgent,
+  provisionTenants,
+  removeMembers,
+  type Agent,
   type Tenant,
   type Call,
-} from './mcp-helpers.js';
+} from './fixtures/index.js';
+import { link, registerRemote } from './mcp-helpers.js';
 import { startOperatorProcess } from './operator-process.js';
 import { newSecret } from './secrets.js';
 import { adminCall, awaitTenantGone } from './tenant-helpers.js';
 
-type Agent = { id: string; mcp_server_ids: string[] };
-
 /** The first API's name, and so its database's, which the restarted API reuses. */
 const API_NAME = 'api-mcp-cleanup';
-/**
- * The restarted API's grace period. The "old" rows are aged ten minutes, past it; the young
- * rows must stay younger than it until the last test's sweep, which on a loaded machine can be
- * minutes after they were written (stray tenants removed, an API restarted).
- */
-const GRACE_SECONDS = 300;
-/**
- * A bound for the watch to notice a deletion and the cleanup to finish: a correctness bound,
- * not a speed target. A watch can sit in its reconnect backoff for up to 30 s.
- */
-const CLEANUP_WITHIN_MS = 90_000;
 
 describe('MCP server records when the server goes without the API’s route (API, kube-apiserver, PostgreSQL, Keycloak, a real MCP server)', function () {
   let api: TestApi | undefined;
@@ -85,11 +76,6 @@ describe('MCP server records when the server goes without the API’s route (API
       display_name: `Remote ${name}`,
       address: upstream.url,
     });
-  const createAgent = async (who: Call, name: string, ids: string[]): Promise<Agent> => {
-    const r = await who('POST', '/v1/agents', { name, mcp_server_ids: ids });
-    assert.equal(r.status, 201, r.text);
-    return r.json() as Agent;
-  };
   /**
    * An OAuth registration and a pending linking state for the server, the rows OAuth linking
    * writes (the linking flow itself is mcp-oauth.test.ts's subject).
@@ -113,18 +99,8 @@ describe('MCP server records when the server goes without the API’s route (API
   const serverPath = (t: Tenant, name: string) =>
     `/apis/${API_VERSION}/namespaces/${t.namespace}/mcpservers/${name}`;
   /** Deletes the McpServer with the kube API (as kubectl would) and waits until it is gone. */
-  const kubeDelete = async (t: Tenant, name: string) => {
-    await kubeRequest(kubeConfig(), { method: 'DELETE', path: serverPath(t, name) });
-    await waitFor(`McpServer ${name} to be gone`, async () => {
-      try {
-        await kubeRequest<McpServer>(kubeConfig(), { method: 'GET', path: serverPath(t, name) });
-        return false;
-      } catch (err) {
-        if (isNotFound(err)) return true;
-        throw err;
-      }
-    });
-  };
+  const kubeDelete = (t: Tenant, name: string) =>
+    kubeDeleteAndWait(serverPath(t, name), `McpServer ${name}`);
 
   before(async function () {
     this.timeout(240_000);
@@ -135,16 +111,9 @@ describe('MCP server records when the server goes without the API’s route (API
     api = await startTestApi(API_NAME, { AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS: 'true' });
     databaseUrl = api.databaseUrl;
     operator = startOperatorProcess();
-    [a, doomed] = await Promise.all([
-      provisionTenant(api.url, 'mcp-clean'),
-      provisionTenant(api.url, 'mcp-doomed'),
-    ]);
-    for (const t of [a, doomed]) {
-      await setMembership(t.organizationId, 'admin', true);
-      await setMembership(t.organizationId, 'member', true);
-    }
-    admin = caller(api.url, 'admin', a.organizationId);
-    member = caller(api.url, 'member', a.organizationId);
+    [a, doomed] = await provisionTenants(api.url, 'mcp-clean', 'mcp-doomed');
+    for (const t of [a, doomed]) await addMembers(t.organizationId);
+    ({ admin, member } = callersIn(api.url, a));
     kept = await createServer(admin, 'kept');
     await link(admin, kept, upstreamToken);
     await link(member, kept, newSecret('member-kept'));
@@ -154,8 +123,7 @@ describe('MCP server records when the server goes without the API’s route (API
     for (const t of [a, doomed]) {
       if (!t) continue;
       // Removing a member of an organization the deleted tenant took along answers 404: fine.
-      await setMembership(t.organizationId, 'admin', false);
-      await setMembership(t.organizationId, 'member', false);
+      await removeMembers(t.organizationId);
     }
     await operator?.stop();
     await Promise.all([api?.close(), upstream?.close()]);
@@ -258,7 +226,7 @@ describe('MCP server records when the server goes without the API’s route (API
       api = await startTestApi(
         `${API_NAME}-restarted`,
         { AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS: 'true' },
-        { databaseOf: API_NAME, mcpOrphanGraceSeconds: GRACE_SECONDS },
+        { databaseOf: API_NAME, mcpOrphanGraceSeconds: CLEANUP_GRACE_SECONDS },
       );
       admin = caller(api.url, 'admin', a.organizationId);
       member = caller(api.url, 'member', a.organizationId);

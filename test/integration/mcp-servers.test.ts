@@ -20,16 +20,15 @@ import {
 } from './api-helpers.js';
 import { kubeConfig } from './harness.js';
 import {
+  addMembers,
   caller,
-  decoded,
-  link,
-  provisionTenant,
-  randomId,
-  secretsOf,
-  setMembership,
+  callersIn,
+  provisionTenants,
+  removeMembers,
   type Tenant,
   type Call,
-} from './mcp-helpers.js';
+} from './fixtures/index.js';
+import { decoded, link, randomId, secretsOf } from './mcp-helpers.js';
 import { startOperatorProcess } from './operator-process.js';
 import { newSecret } from './secrets.js';
 
@@ -99,22 +98,14 @@ describe('MCP server management (API, kube-apiserver, PostgreSQL, Keycloak token
       startTestApi('api-mcp-strict'),
     ]);
     operator = startOperatorProcess();
-    [a, b] = await Promise.all([
-      provisionTenant(api.url, 'mcp-a'),
-      provisionTenant(api.url, 'mcp-b'),
-    ]);
-    await setMembership(a.organizationId, 'admin', true);
-    await setMembership(a.organizationId, 'member', true);
-    admin = caller(api.url, 'admin', a.organizationId);
+    [a, b] = await provisionTenants(api.url, 'mcp-a', 'mcp-b');
+    await addMembers(a.organizationId);
+    ({ admin, member } = callersIn(api.url, a));
     adminInB = caller(api.url, 'admin', b.organizationId);
-    member = caller(api.url, 'member', a.organizationId);
   });
 
   after(async function () {
-    if (a) {
-      await setMembership(a.organizationId, 'admin', false);
-      await setMembership(a.organizationId, 'member', false);
-    }
+    if (a) await removeMembers(a.organizationId);
     await operator?.stop();
     await Promise.all([api?.close(), strict?.close(), upstream?.close()]);
   });

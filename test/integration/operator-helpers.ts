@@ -1,5 +1,3 @@
-import { createWriteStream } from 'node:fs';
-import { join } from 'node:path';
 import {
   API_VERSION,
   GROUP,
@@ -9,12 +7,13 @@ import {
   type TenantLifecycle,
 } from '@aiplane/crds';
 import { loadOperatorConfig, startOperator } from '@aiplane/operator';
-import { createLogger, kubeRequest } from '@aiplane/lib';
+import { kubeRequest } from '@aiplane/lib';
 import type { ManagerHandle } from '@aiplane/operator/runtime';
 import { waitFor } from '@aiplane/hack';
 import { placeholderControllers } from './fixtures/placeholder-controller.js';
-import { environment, kubeConfig } from './harness.js';
-import { objectApi } from './kube-helpers.js';
+import { runLogger } from './api-helpers.js';
+import { kubeConfig } from './harness.js';
+import { objectApi, uniqueName } from './kube-helpers.js';
 
 /** Starts the placeholder controller in this process, without leader election. */
 export async function startPlaceholderOperator(
@@ -26,17 +25,35 @@ export async function startPlaceholderOperator(
     AIPLANE_OPERATOR_HEALTH_PORT: '0',
     AIPLANE_OPERATOR_SHUTDOWN_GRACE_MS: '5000',
   });
-  const destination = createWriteStream(join(environment().controlPlane.logDir, `${name}.log`));
   return startOperator({
     kc: kubeConfig(),
     config,
-    logger: createLogger({ level: 'debug', name, destination }),
+    logger: runLogger(name),
     controllers: placeholderControllers({
       identity: name,
       labelSelector: `aiplane.io/test=${label}`,
     }),
     signals: [],
   });
+}
+
+/**
+ * The placeholder operator of the enclosing `describe`, for the objects labelled with a label
+ * of its own (`label`): started before its tests, stopped after them.
+ */
+export function placeholderOperatorSuite(
+  labelPrefix: string,
+  name: string,
+): { label: string; handle: () => ManagerHandle } {
+  const label = uniqueName(labelPrefix);
+  let handle: ManagerHandle | undefined;
+  before(async function () {
+    handle = await startPlaceholderOperator(label, name);
+  });
+  after(async function () {
+    await handle?.stop();
+  });
+  return { label, handle: () => handle as ManagerHandle };
 }
 
 export function labelledTenant(slug: string, label: string): TenantLifecycle {

@@ -1,25 +1,16 @@
 import assert from 'node:assert/strict';
-import type { ManagerHandle } from '@aiplane/operator/runtime';
 import { kubeConfig } from './harness.js';
 import { objectApi, uniqueName } from './kube-helpers.js';
 import {
   labelledTenant,
+  placeholderOperatorSuite,
   readTenant,
   reconciledMessage,
   renameTenant,
-  startPlaceholderOperator,
 } from './operator-helpers.js';
 
 describe('operator runtime against the real apiserver', function () {
-  const label = uniqueName('rt');
-  let handle: ManagerHandle;
-
-  before(async function () {
-    handle = await startPlaceholderOperator(label, 'placeholder-inproc');
-  });
-  after(async function () {
-    await handle?.stop();
-  });
+  const { label, handle } = placeholderOperatorSuite('rt', 'placeholder-inproc');
 
   it('reconciles a created object and writes status with observedGeneration', async function () {
     const slug = uniqueName('new');
@@ -60,14 +51,14 @@ describe('operator runtime against the real apiserver', function () {
   });
 
   it('reports ready and serves metrics with reconcile counts', async function () {
-    assert.equal(handle.ready(), true);
-    const res = await fetch(`http://127.0.0.1:${handle.port}/metrics`);
+    assert.equal(handle().ready(), true);
+    const res = await fetch(`http://127.0.0.1:${handle().port}/metrics`);
     const text = await res.text();
     assert.match(
       text,
       /aiplane_reconcile_total\{controller="placeholder",result="success"\} [1-9]/,
     );
-    assert.equal((await fetch(`http://127.0.0.1:${handle.port}/readyz`)).status, 200);
-    assert.equal((await fetch(`http://127.0.0.1:${handle.port}/healthz`)).status, 200);
+    assert.equal((await fetch(`http://127.0.0.1:${handle().port}/readyz`)).status, 200);
+    assert.equal((await fetch(`http://127.0.0.1:${handle().port}/healthz`)).status, 200);
   });
 });

@@ -16,18 +16,20 @@ import {
   type ManagedProcess,
   type McpTestServer,
 } from '@aiplane/hack';
-import { queryRows, startTestApi, tokenFor, type TestApi } from './api-helpers.js';
+import { ORG_SCOPE, queryRows, startTestApi, tokenFor, type TestApi } from './api-helpers.js';
 import { startTestGateway, type TestGateway } from './gateway-helpers.js';
 import { kubeConfig } from './harness.js';
 import { kcAdmin } from './keycloak-admin.js';
 import {
+  addMembers,
   caller,
-  link,
+  callersIn,
+  createAgent,
   provisionTenant,
-  registerRemote,
   setMembership,
   type Tenant,
-} from './mcp-helpers.js';
+} from './fixtures/index.js';
+import { link, registerRemote } from './mcp-helpers.js';
 import { startOperatorProcess } from './operator-process.js';
 import { rememberSecret } from './secrets.js';
 
@@ -72,22 +74,15 @@ describe('a tenant whose organization is deleted in Keycloak and re-created by t
     gateway = await startTestGateway(api, 'gateway-org-identity', LOOPBACK);
     operator = startOperatorProcess();
     a = await provisionTenant(api.url, 'orgid');
-    await setMembership(a.organizationId, 'admin', true);
-    await setMembership(a.organizationId, 'member', true);
-    const admin = caller(api.url, 'admin', a.organizationId);
-    const member = caller(api.url, 'member', a.organizationId);
+    await addMembers(a.organizationId);
+    const { admin, member } = callersIn(api.url, a);
     serverId = await registerRemote(admin, {
       name: 'docs',
       display_name: 'Docs',
       address: upstream.url,
     });
     await link(member, serverId, credential);
-    const agent = await member('POST', '/v1/agents', {
-      name: 'researcher',
-      mcp_server_ids: [serverId],
-    });
-    assert.equal(agent.status, 201, agent.text);
-    agentId = (agent.json() as { id: string }).id;
+    agentId = (await createAgent(member, 'researcher', [serverId])).id;
   });
 
   after(async function () {
@@ -141,8 +136,7 @@ describe('a tenant whose organization is deleted in Keycloak and re-created by t
       ),
     );
     // Keycloak removed the memberships with the organization: an administrator adds them again.
-    await setMembership(newOrganizationId, 'admin', true);
-    await setMembership(newOrganizationId, 'member', true);
+    await addMembers(newOrganizationId);
 
     api = await startTestApi(`${API_NAME}-restarted`, LOOPBACK, {
       databaseOf: API_NAME,
@@ -173,7 +167,7 @@ describe('a tenant whose organization is deleted in Keycloak and re-created by t
 
     // Through the gateway, with the member's credential linked before the repair.
     const endpoint = new URL(`${gateway?.url ?? ''}/servers/${serverId}/mcp`);
-    const token = await tokenFor('member', { scope: 'openid organization:*' });
+    const token = await tokenFor('member', ORG_SCOPE);
     let content: unknown;
     await waitFor(
       'the gateway to let the member call the tool',

@@ -7,8 +7,15 @@ import { httpStatusOf, kubeRequest } from '@aiplane/lib';
 import { waitFor, type ManagedProcess } from '@aiplane/hack';
 import { startTestApi, type TestApi } from './api-helpers.js';
 import { environment, kubeConfig } from './harness.js';
-import { CHART, createReleaseSecrets, helm, kubectl } from './helm-helpers.js';
-import { caller, provisionTenant, setMembership, type Tenant } from './mcp-helpers.js';
+import { CHART, createReleaseSecrets, helm } from './helm-helpers.js';
+import { kubectl } from './kube-helpers.js';
+import {
+  addMembers,
+  caller,
+  provisionTenant,
+  removeMembers,
+  type Tenant,
+} from './fixtures/index.js';
 import { startOperatorProcess } from './operator-process.js';
 import { rememberSecret } from './secrets.js';
 
@@ -286,10 +293,10 @@ describe('RBAC declared next to the code (the chart installed with Helm, real ap
         ),
       });
       a = await provisionTenant(api.url, 'rbac');
-      await setMembership(a.organizationId, 'admin', true);
+      await addMembers(a.organizationId, ['admin']);
     });
     after(async function () {
-      if (a) await setMembership(a.organizationId, 'admin', false);
+      if (a) await removeMembers(a.organizationId, ['admin']);
       await operator?.stop();
       await api?.close();
     });

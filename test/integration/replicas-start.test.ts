@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
-import { createWriteStream } from 'node:fs';
-import { join } from 'node:path';
 import pg from 'pg';
-import { createLogger } from '@aiplane/lib';
 import { loadApiConfig, startApi } from '@aiplane/api';
 import { loadGatewayConfig, startGateway } from '@aiplane/gateway';
 import { apiEnv, createDatabase } from '@aiplane/hack';
-import { keycloak } from './api-helpers.js';
+import { keycloak, runLogger } from './api-helpers.js';
 import { environment } from './harness.js';
 
 /**
@@ -26,17 +23,11 @@ describe('API and gateway replicas starting together on an empty database', func
       AIPLANE_GATEWAY_PORT: '0',
       AIPLANE_GATEWAY_METRICS_PORT: '0',
     };
-    const logger = (name: string) =>
-      createLogger({
-        level: 'debug',
-        name,
-        destination: createWriteStream(join(environment().controlPlane.logDir, `${name}.log`)),
-      });
     const kc = environment().controlPlane.kubeConfig();
     const started = await Promise.allSettled([
-      ...[1, 2, 3].map((i) => startApi(loadApiConfig(env), logger(`replica-api-${i}`), { kc })),
+      ...[1, 2, 3].map((i) => startApi(loadApiConfig(env), runLogger(`replica-api-${i}`), { kc })),
       ...[1, 2, 3].map((i) =>
-        startGateway(loadGatewayConfig(env), logger(`replica-gateway-${i}`), { kc }),
+        startGateway(loadGatewayConfig(env), runLogger(`replica-gateway-${i}`), { kc }),
       ),
     ]);
     try {

@@ -2,29 +2,28 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { API_VERSION, type TenantLifecycle } from '@aiplane/crds';
-import { isNotFound, kubeRequest } from '@aiplane/lib';
+import { kubeRequest } from '@aiplane/lib';
 import { waitFor, type ManagedProcess } from '@aiplane/hack';
 import { assertCode, queryRows, startTestApi, type TestApi } from './api-helpers.js';
 import { kubeConfig } from './harness.js';
-import { caller, provisionTenant, setMembership, type Tenant, type Call } from './mcp-helpers.js';
+import { kubeDeleteAndWait } from './kube-helpers.js';
+import {
+  addMembers,
+  caller,
+  CLEANUP_GRACE_SECONDS,
+  CLEANUP_WITHIN_MS,
+  createAgent,
+  provisionTenants,
+  removeMembers,
+  type Agent,
+  type Tenant,
+  type Call,
+} from './fixtures/index.js';
 import { startOperatorProcess } from './operator-process.js';
 import { adminCall, awaitTenantGone } from './tenant-helpers.js';
 
-type Agent = { id: string; organization_id: string };
-
 /** The first API's name, and so its database's, which the restarted API reuses. */
 const API_NAME = 'api-tenant-cleanup';
-/**
- * The restarted API's grace period. The "old" rows are aged ten minutes, past it; the young
- * rows must stay younger than it until the last test's sweep, which on a loaded machine can be
- * minutes after they were written (stray tenants removed, an API restarted).
- */
-const GRACE_SECONDS = 300;
-/**
- * A bound for the watch to notice a deletion and the cleanup to finish: a correctness bound,
- * not a speed target. A watch can sit in its reconnect backoff for up to 30 s.
- */
-const CLEANUP_WITHIN_MS = 90_000;
 const TENANTS_PATH = `/apis/${API_VERSION}/tenantlifecycles`;
 
 describe('agents of a deleted tenant (API, operator, kube-apiserver, PostgreSQL, Keycloak)', function () {
@@ -48,11 +47,6 @@ describe('agents of a deleted tenant (API, operator, kube-apiserver, PostgreSQL,
         organizationId,
       ])
     ).map((r) => r.id);
-  const createAgent = async (who: Call, name: string): Promise<Agent> => {
-    const r = await who('POST', '/v1/agents', { name });
-    assert.equal(r.status, 201, r.text);
-    return r.json() as Agent;
-  };
   const sorted = (ids: string[]) => [...ids].sort();
   /** Ten minutes pass for these agents, as far as the database can tell. */
   const age = (ids: string[]) =>
@@ -68,45 +62,28 @@ describe('agents of a deleted tenant (API, operator, kube-apiserver, PostgreSQL,
         path: TENANTS_PATH,
       })
     ).items;
-  const kubeDeleteTenant = async (slug: string) => {
-    await kubeRequest(kubeConfig(), { method: 'DELETE', path: `${TENANTS_PATH}/${slug}` });
-    await waitFor(
-      `TenantLifecycle ${slug} to be gone`,
-      async () => {
-        try {
-          await kubeRequest(kubeConfig(), { method: 'GET', path: `${TENANTS_PATH}/${slug}` });
-          return false;
-        } catch (err) {
-          if (isNotFound(err)) return true;
-          throw err;
-        }
-      },
-      { timeoutMs: 90_000 },
-    );
-  };
+  const kubeDeleteTenant = (slug: string) =>
+    kubeDeleteAndWait(`${TENANTS_PATH}/${slug}`, `TenantLifecycle ${slug}`, { timeoutMs: 90_000 });
 
   before(async function () {
     this.timeout(240_000);
     api = await startTestApi(API_NAME);
     databaseUrl = api.databaseUrl;
     operator = startOperatorProcess();
-    [kept, doomed, offline] = await Promise.all([
-      provisionTenant(api.url, 'agents-kept'),
-      provisionTenant(api.url, 'agents-doomed'),
-      provisionTenant(api.url, 'agents-offline'),
-    ]);
-    for (const t of [kept, doomed, offline]) {
-      await setMembership(t.organizationId, 'admin', true);
-      await setMembership(t.organizationId, 'member', true);
-    }
+    [kept, doomed, offline] = await provisionTenants(
+      api.url,
+      'agents-kept',
+      'agents-doomed',
+      'agents-offline',
+    );
+    for (const t of [kept, doomed, offline]) await addMembers(t.organizationId);
   });
 
   after(async function () {
     for (const t of [kept, doomed, offline]) {
       if (!t) continue;
       // Removing a member of an organization the deleted tenant took along answers 404: fine.
-      await setMembership(t.organizationId, 'admin', false);
-      await setMembership(t.organizationId, 'member', false);
+      await removeMembers(t.organizationId);
     }
     await operator?.stop();
     await api?.close();
@@ -198,7 +175,7 @@ describe('agents of a deleted tenant (API, operator, kube-apiserver, PostgreSQL,
         {},
         {
           databaseOf: API_NAME,
-          mcpOrphanGraceSeconds: GRACE_SECONDS,
+          mcpOrphanGraceSeconds: CLEANUP_GRACE_SECONDS,
         },
       );
     });

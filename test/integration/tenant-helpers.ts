@@ -1,12 +1,13 @@
 import { CoreV1Api, type V1Secret } from '@kubernetes/client-node';
 import type { TenantRecord } from '@aiplane/api';
-import pg from 'pg';
+import type pg from 'pg';
 import { API_VERSION } from '@aiplane/crds';
 import { kubeRequest } from '@aiplane/lib';
 import { waitFor } from '@aiplane/hack';
-import { call, tokenFor, type Reply } from './api-helpers.js';
+import { call, queryRows, tokenFor, type Reply } from './api-helpers.js';
 import { environment, kubeConfig } from './harness.js';
 import { kcAdmin } from './keycloak-admin.js';
+import { decoded } from './mcp-helpers.js';
 import { rememberSecret } from './secrets.js';
 
 export type TenantRecordBody = TenantRecord;
@@ -70,12 +71,7 @@ export async function databaseSecret(slug: string): Promise<Record<string, strin
   const secret: V1Secret = await kubeConfig()
     .makeApiClient(CoreV1Api)
     .readNamespacedSecret({ name: 'tenant-database', namespace: `tenant-${slug}` });
-  const data = Object.fromEntries(
-    Object.entries(secret.data ?? {}).map(([k, v]) => [
-      k,
-      Buffer.from(v, 'base64').toString('utf8'),
-    ]),
-  );
+  const data = decoded(secret.data);
   rememberSecret(data.password);
   rememberSecret(data.uri);
   return data;
@@ -101,13 +97,7 @@ export async function superuserQuery<T extends pg.QueryResultRow>(
   sql: string,
   params: unknown[] = [],
 ): Promise<T[]> {
-  const client = new pg.Client({ connectionString: environment().info().postgres.url });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
+  return queryRows<T>(environment().info().postgres.url, sql, params);
 }
 
 /** Removes TenantLifecycles that other suites left behind (no finalizer: they go at once). */

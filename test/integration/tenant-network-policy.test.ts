@@ -3,7 +3,7 @@ import { isNotFound, kubeRequest } from '@aiplane/lib';
 import { waitFor, type ManagedProcess } from '@aiplane/hack';
 import { startTestApi, type TestApi } from './api-helpers.js';
 import { kubeConfig } from './harness.js';
-import { provisionTenant, type Tenant } from './mcp-helpers.js';
+import { provisionTenant, type Tenant } from './fixtures/index.js';
 import { startOperatorProcess } from './operator-process.js';
 
 /** A NetworkPolicy as the apiserver stores it (only what these tests read). */

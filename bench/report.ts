@@ -1,5 +1,6 @@
+// What the benchmarks report: percentiles of what they measured, and their results.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '@aiplane/hack';
@@ -10,14 +11,13 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.max(0, i)] as number;
 }
 
-/** Peak resident memory (VmHWM) and current (VmRSS) of a process, in MiB. */
-export function memoryOf(pid: number): { peakMiB: number; rssMiB: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) =>
-    Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+/** The median, 95th percentile and maximum of some latencies, each rounded to a whole ms. */
+export function latencySummary(ms: number[]): { p50: number; p95: number; max: number } {
+  const sorted = [...ms].sort((a, b) => a - b);
   return {
-    peakMiB: Math.round(kb('VmHWM') / 102.4) / 10,
-    rssMiB: Math.round(kb('VmRSS') / 102.4) / 10,
+    p50: Math.round(percentile(sorted, 50)),
+    p95: Math.round(percentile(sorted, 95)),
+    max: Math.round(sorted.at(-1) ?? 0),
   };
 }
 
