@@ -42,6 +42,7 @@ export {
   listAll,
   type ListAllRequest,
 } from './kube/kube-request.js';
+export { formatKubeTime } from './kube/kube-time.js';
 export { objectKey, parseObjectKey } from './kube/object-key.js';
 export {
   KeycloakAdminClient,

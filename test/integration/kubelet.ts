@@ -1,5 +1,5 @@
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
-import { kubeRequest } from '@aiplane/lib';
+import { formatKubeTime, kubeRequest } from '@aiplane/lib';
 import { waitFor } from '@aiplane/hack';
 import { kubeConfig } from './harness.js';
 
@@ -18,7 +18,7 @@ export async function markPodsReady(namespace: string, selector: string): Promis
     );
     return pods.length > 0;
   });
-  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const now = formatKubeTime(new Date());
   for (const pod of pods) {
     const condition = (type: string) => ({ type, status: 'True', lastTransitionTime: now });
     await kubeRequest(kubeConfig(), {

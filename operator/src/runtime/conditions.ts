@@ -4,7 +4,7 @@
  */
 
 import type { Condition, ConditionStatus } from '@aiplane/crds';
-import { formatKubeTime } from './kube-time.js';
+import { formatKubeTime } from '@aiplane/lib';
 
 /** The one definition of a condition is `@aiplane/crds`' (its CRD schema); re-exported here. */
 export type { Condition, ConditionStatus };

@@ -9,7 +9,6 @@ export {
   setCondition,
   statusEqual,
 } from './conditions.js';
-export { formatKubeTime } from './kube-time.js';
 export {
   Controller,
   type ControllerOptions,

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { ConflictError } from '@aiplane/lib';
-import { formatKubeTime } from './kube-time.js';
 import { patchStatus, replacingMergePatch } from './status-writer.js';
 import { type StatusKind, writeStatus } from './write-status.js';
 import { type FakeApiServer, kubeStatus, sendJson, startFakeApiServer } from '@aiplane/lib/testing';
@@ -206,10 +205,4 @@ describe('replacingMergePatch', () => {
       assert.deepEqual(replacingMergePatch(current, desired), patch);
     });
   }
-});
-
-describe('formatKubeTime', () => {
-  it('writes whole seconds in UTC with a Z, as metav1.Time does', () => {
-    assert.equal(formatKubeTime(new Date('2026-01-01T00:05:00.456Z')), '2026-01-01T00:05:00Z');
-  });
 });

@@ -5,7 +5,8 @@ import {
   type TenantLifecycle,
   type TenantLifecycleStatus,
 } from '@aiplane/crds';
-import { formatKubeTime, type StatusKind, statusEqual, writeStatus } from '../../runtime/index.js';
+import { formatKubeTime } from '@aiplane/lib';
+import { type StatusKind, statusEqual, writeStatus } from '../../runtime/index.js';
 import type { TenantControllerDeps } from './deps.js';
 
 /**
