@@ -17,6 +17,8 @@ import type { McpOAuthLinking } from './mcp/oauth/oauth-linking.js';
 import { mcpOAuthRouter } from './mcp/oauth/routes.js';
 import { mcpServersRouter, type McpServersRouterOptions } from './mcp/routes.js';
 import { meRouter } from './me/routes.js';
+import { translationsRouter } from './platform/routes.js';
+import type { Translations } from './platform/translations.js';
 import { STT_PATH, sttUpgradeHandler } from './speech/stt-socket.js';
 import { tenantsRouter } from './tenants/routes.js';
 import type { TenantStore } from './tenants/store.js';
@@ -33,6 +35,8 @@ export interface AppDeps {
   /** OAuth linking of upstream credentials. */
   mcpOAuth: McpOAuthLinking;
   agents: AgentsRouterOptions;
+  /** Translation overrides (platform settings). */
+  translations: Translations;
   /** Readiness beyond the process being up (database reachable, …). */
   ready?: () => Promise<boolean>;
 }
@@ -57,6 +61,7 @@ export function createApp(deps: AppDeps): Express {
     mcpOAuthRouter({ servers: deps.mcp.servers, tenants: deps.tenants, linking: deps.mcpOAuth }),
   );
   v1.use('/agents', agentsRouter(deps.agents));
+  v1.use('/translations', translationsRouter({ translations: deps.translations }));
   app.use('/v1', v1);
 
   app.use(notFound);

@@ -3,7 +3,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { checkRemoteAddress, type Logger } from '@aiplane/lib';
 import { ApiError } from '@aiplane/lib/errors';
 import { organizationNamespace } from '@aiplane/lib/mcp';
-import { listen, openPlatform } from '@aiplane/lib/service';
+import { listen, type MountedRoute, openPlatform, routeTable } from '@aiplane/lib/service';
 import { AvailableTools } from './mcp/available-tools.js';
 import { McpOAuthLinking } from './mcp/oauth/oauth-linking.js';
 import { McpServerCleanup } from './mcp/server-cleanup.js';
@@ -11,6 +11,8 @@ import { McpEnvSecrets } from './mcp/env-secrets.js';
 import { McpServerStore } from './mcp/server-store.js';
 import { WorkloadAdmission } from './mcp/workload-admission.js';
 import { AgentStore } from './agents/store.js';
+import { TranslationStore } from './platform/translation-store.js';
+import { Translations } from './platform/translations.js';
 import { TenantStore } from './tenants/store.js';
 import { OrganizationRows } from './tenants/organization-rows.js';
 import { OAuthStateStore } from './mcp/oauth/state-store.js';
@@ -20,6 +22,8 @@ import type { ApiConfig } from './config.js';
 export interface RunningApi {
   server: Server;
   port: number;
+  /** Every HTTP route the app serves (WebSocket paths apart: `STT_PATH`). */
+  routes: MountedRoute[];
   close(): Promise<void>;
 }
 
@@ -99,15 +103,18 @@ export async function startApi(
       provisioned: (organizationId: string) =>
         organizationNamespace(tenants, organizationId) !== undefined,
     },
+    translations: new Translations(new TranslationStore(db)),
     authenticator: platform.authenticator,
     ready: () => platform.ready(),
   };
-  const server = createServer(createApp(deps));
+  const app = createApp(deps);
+  const server = createServer(app);
   attachWebSockets(server, deps);
   const listening = await listen(server, config.host, config.port, logger, 'api');
   cleanup.start();
   return {
     ...listening,
+    routes: routeTable(app),
     close: async () => {
       await listening.close();
       await cleanup.stop();

@@ -127,6 +127,33 @@ describe('API authentication and access (real Keycloak, real PostgreSQL)', funct
         assert.equal((r.json() as ErrorBody).error.code, 'permission_denied');
       }
     });
+
+    it('answers 403 permission_denied without can_access_api on every route the app mounts (walked from its route table)', async function () {
+      // Public by design: the probes. Anything else mounted without the guard fails here,
+      // however it is added (the WebSocket /v1/stt: it/api-websocket.test.ts).
+      const PUBLIC = new Set(['GET /healthz', 'GET /readyz']);
+      const routes = api.routes.filter((r) => !PUBLIC.has(`${r.method} ${r.path}`));
+      assert.ok(
+        routes.length >= 20,
+        `only ${routes.length} routes found: ${JSON.stringify(routes)}`,
+      );
+      assert.ok(
+        routes.some((r) => r.method === 'PATCH' && r.path === '/v1/translations/:language'),
+      );
+      const t = await tokenFor('outsider');
+      const sample = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
+      for (const r of routes) {
+        const path = r.path.replace(/:[A-Za-z_]+/g, sample);
+        const method = r.method === 'ALL' ? 'POST' : r.method;
+        const reply = await call(`${api.url}${path}`, {
+          method,
+          headers: bearer(t),
+          ...(['POST', 'PUT', 'PATCH'].includes(method) ? { body: {} } : {}),
+        });
+        assert.equal(reply.status, 403, `${r.method} ${r.path}: ${reply.text}`);
+        assert.equal((reply.json() as ErrorBody).error.code, 'permission_denied', r.path);
+      }
+    });
   });
 
   describe('organization context', function () {

@@ -83,6 +83,8 @@ describe('a tenant whose organization is deleted in Keycloak and re-created by t
     });
     await link(member, serverId, credential);
     agentId = (await createAgent(member, 'researcher', [serverId])).id;
+    const overrides = await admin('PATCH', '/v1/translations/de', { common: { save: 'Sichern' } });
+    assert.equal(overrides.status, 200, overrides.text);
   });
 
   after(async function () {
@@ -158,6 +160,10 @@ describe('a tenant whose organization is deleted in Keycloak and re-created by t
     );
 
     const member = caller(api.url, 'member', newOrganizationId);
+    // The organization's translation overrides moved with it.
+    assert.deepEqual((await member('GET', '/v1/translations')).json(), {
+      de: { common: { save: 'Sichern' } },
+    });
     const agent = await member('GET', `/v1/agents/${agentId}`);
     assert.equal(agent.status, 200, agent.text);
     assert.deepEqual((agent.json() as { mcp_server_ids: string[] }).mcp_server_ids, [serverId]);

@@ -1,7 +1,13 @@
 import type { Knex } from 'knex';
 
 /** The tables whose rows name an organization (`organization_id`). */
-const TABLES = ['agents', 'mcp_credentials', 'mcp_oauth_clients', 'mcp_oauth_states'] as const;
+const TABLES = [
+  'agents',
+  'mcp_credentials',
+  'mcp_oauth_clients',
+  'mcp_oauth_states',
+  'translation_overrides',
+] as const;
 
 /**
  * Rows kept under an organization id. When the operator re-creates a tenant's organization
@@ -20,6 +26,14 @@ export class OrganizationRows {
     if (ids.length === 0) return 0;
     return this.db.transaction(async (trx) => {
       let moved = 0;
+      // An override set under the new id after the repair wins over the old one of the same key
+      // (the key is the table's primary key, so the old row could not move beside it).
+      await trx.raw(
+        `delete from translation_overrides o using translation_overrides n
+          where o.organization_id = any(?) and n.organization_id = ?
+            and n.language = o.language and n.namespace = o.namespace and n.key = o.key`,
+        [ids, to],
+      );
       for (const table of TABLES) {
         moved += await trx(table).whereIn('organization_id', ids).update({ organization_id: to });
       }
