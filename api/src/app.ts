@@ -17,7 +17,9 @@ import type { McpOAuthLinking } from './mcp/oauth/oauth-linking.js';
 import { mcpOAuthRouter } from './mcp/oauth/routes.js';
 import { mcpServersRouter, type McpServersRouterOptions } from './mcp/routes.js';
 import { meRouter } from './me/routes.js';
-import { translationsRouter } from './platform/routes.js';
+import { configRouter } from './platform/config-routes.js';
+import type { SystemConfiguration } from './platform/config.js';
+import { translationsRouter } from './platform/translation-routes.js';
 import type { Translations } from './platform/translations.js';
 import { STT_PATH, sttUpgradeHandler } from './speech/stt-socket.js';
 import { tenantsRouter } from './tenants/routes.js';
@@ -37,6 +39,8 @@ export interface AppDeps {
   agents: AgentsRouterOptions;
   /** Translation overrides (platform settings). */
   translations: Translations;
+  /** System configuration (platform settings). */
+  config: SystemConfiguration;
   /** Readiness beyond the process being up (database reachable, …). */
   ready?: () => Promise<boolean>;
 }
@@ -62,6 +66,7 @@ export function createApp(deps: AppDeps): Express {
   );
   v1.use('/agents', agentsRouter(deps.agents));
   v1.use('/translations', translationsRouter({ translations: deps.translations }));
+  v1.use('/config', configRouter({ config: deps.config }));
   app.use('/v1', v1);
 
   app.use(notFound);

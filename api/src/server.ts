@@ -11,6 +11,8 @@ import { McpEnvSecrets } from './mcp/env-secrets.js';
 import { McpServerStore } from './mcp/server-store.js';
 import { WorkloadAdmission } from './mcp/workload-admission.js';
 import { AgentStore } from './agents/store.js';
+import { SystemConfiguration } from './platform/config.js';
+import { ConfigStore } from './platform/config-store.js';
 import { TranslationStore } from './platform/translation-store.js';
 import { Translations } from './platform/translations.js';
 import { TenantStore } from './tenants/store.js';
@@ -104,6 +106,7 @@ export async function startApi(
         organizationNamespace(tenants, organizationId) !== undefined,
     },
     translations: new Translations(new TranslationStore(db)),
+    config: new SystemConfiguration(new ConfigStore(db)),
     authenticator: platform.authenticator,
     ready: () => platform.ready(),
   };

@@ -68,6 +68,13 @@ export const ERROR_CODES = {
       'the organization has no provisioned tenant (namespace) yet, so nothing can be created in it',
   },
 
+  // Platform settings (docs/adr/0018)
+  config_version_mismatch: {
+    status: 412,
+    description:
+      'If-Match names another version of the configuration than the current one (it changed since it was read)',
+  },
+
   // Agents (spec: "Other agent request fields: not shown"; docs/agents.md)
   agent_not_found: { status: 404, description: 'no agent of the organization has this id' },
   agent_modification_denied: {

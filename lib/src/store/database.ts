@@ -5,6 +5,7 @@ import * as agents from './migrations/0003-agents.js';
 import * as mcpOAuth from './migrations/0004-mcp-oauth.js';
 import * as mcpOAuthHardening from './migrations/0005-mcp-oauth-hardening.js';
 import * as translations from './migrations/0006-translations.js';
+import * as platformConfig from './migrations/0007-platform-config.js';
 
 /** Migrations in order; listed here (not read from disk) so they work from source and from a build. */
 const MIGRATIONS: { name: string; up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }[] = [
@@ -14,6 +15,7 @@ const MIGRATIONS: { name: string; up(k: Knex): Promise<void>; down(k: Knex): Pro
   mcpOAuth,
   mcpOAuthHardening,
   translations,
+  platformConfig,
 ];
 
 const source: Knex.MigrationSource<(typeof MIGRATIONS)[number]> = {

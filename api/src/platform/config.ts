@@ -1,0 +1,182 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { ApiError, type FieldError, ValidationFailed } from '@aiplane/lib/errors';
+import { Nullable, validator } from '@aiplane/lib/service';
+import { type ConfigLookups, type ConfigStore, VersionMismatch } from './config-store.js';
+
+/** The system configuration of an organization (spec: System configuration; docs/adr/0018). */
+export interface SystemConfig {
+  /** How many retrieved passages a question gets: 1 to 50. */
+  retrieval_k: number;
+  /** How many passages the reranker keeps: 1 to 50, or null (all); needs a reranker model. */
+  rerank_top_n: number | null;
+  reranker_enabled: boolean;
+  /** A catalogue model of mode `rerank`, or null. */
+  reranker_model: string | null;
+  service_desk: ServiceDeskConfiguration;
+}
+
+export interface ServiceDeskConfiguration {
+  enabled: boolean;
+  /** The Custom GPT (agent) the service desk chat uses. */
+  custom_gpt_id: string | null;
+  /** The documents it answers from; null: the Custom GPT's own. */
+  document_ids: string[] | null;
+}
+
+export const DEFAULT_CONFIG: SystemConfig = {
+  retrieval_k: 3,
+  rerank_top_n: null,
+  reranker_enabled: false,
+  reranker_model: null,
+  service_desk: { enabled: false, custom_gpt_id: null, document_ids: null },
+};
+
+const TopN = Type.Integer({ minimum: 1, maximum: 50 });
+const ConfigPatch = Type.Object(
+  {
+    retrieval_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+    rerank_top_n: Type.Optional(Nullable(TopN)),
+    reranker_enabled: Type.Optional(Type.Boolean()),
+    reranker_model: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
+    service_desk: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(Type.Boolean()),
+          custom_gpt_id: Type.Optional(Nullable(Type.String({ format: 'uuid' }))),
+          document_ids: Type.Optional(
+            Nullable(
+              Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+                maxItems: 1000,
+                uniqueItems: true,
+              }),
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ConfigPatch = Static<typeof ConfigPatch>;
+const parsePatch = validator(ConfigPatch);
+
+/** `collection_name` was replaced by `document_ids` (release 1.2.0): named, not just unknown. */
+function refuseCollectionName(body: unknown): void {
+  const desk = (body as { service_desk?: unknown } | null)?.service_desk;
+  const sent = [body, desk].some(
+    (o) => typeof o === 'object' && o !== null && Object.hasOwn(o, 'collection_name'),
+  );
+  if (sent) {
+    throw new ValidationFailed([
+      {
+        field: 'service_desk.document_ids',
+        message: 'collection_name was replaced by document_ids (release 1.2.0); send document_ids',
+      },
+    ]);
+  }
+}
+
+/** The configuration a patch makes of `current`, its fields merged one level deep. */
+export function merged(current: SystemConfig, patch: ConfigPatch): SystemConfig {
+  const { service_desk: desk, ...top } = patch;
+  return {
+    ...current,
+    ...top,
+    service_desk: { ...current.service_desk, ...desk },
+  };
+}
+
+/** The spec's rules on a whole configuration: each violation a field error. */
+export async function ruleViolations(
+  c: SystemConfig,
+  lookups: ConfigLookups,
+): Promise<FieldError[]> {
+  const errors: FieldError[] = [];
+  if (c.reranker_model !== null && !(await lookups.isRerankModel(c.reranker_model))) {
+    errors.push({ field: 'reranker_model', message: 'is not a catalogue model of mode rerank' });
+  }
+  if (c.reranker_enabled && c.reranker_model === null) {
+    errors.push({
+      field: 'reranker_enabled',
+      message: 'the reranker can be enabled only after a reranker model is selected',
+    });
+  }
+  if (c.rerank_top_n !== null && c.reranker_model === null) {
+    errors.push({
+      field: 'rerank_top_n',
+      message: 'can be set only when a reranker model is selected',
+    });
+  }
+  const desk = c.service_desk;
+  if (desk.custom_gpt_id !== null && !(await lookups.isAgent(desk.custom_gpt_id))) {
+    errors.push({
+      field: 'service_desk.custom_gpt_id',
+      message: 'is not a Custom GPT of the organization',
+    });
+  }
+  if (desk.enabled && desk.custom_gpt_id === null) {
+    errors.push({
+      field: 'service_desk.enabled',
+      message: 'the service desk can be enabled only after a Custom GPT is selected',
+    });
+  }
+  return errors;
+}
+
+/** The ETag of a configuration version (a strong validator). */
+export const etagOf = (version: number): string => `"config-v${version}"`;
+
+/** `If-Match` as a version; a value that is no ETag of ours can match nothing (412). */
+export function ifMatchVersion(header: string | undefined): number | undefined {
+  if (header === undefined || header.trim() === '*') return undefined;
+  const m = /^\s*"config-v(\d{1,9})"\s*$/.exec(header);
+  return m ? Number(m[1]) : -1;
+}
+
+/** System configuration of organizations: read (defaults until changed), patched atomically. */
+export class SystemConfiguration {
+  constructor(private readonly store: ConfigStore) {}
+
+  async get(organizationId: string): Promise<{ config: SystemConfig; etag: string }> {
+    const stored = await this.store.get<SystemConfig>(organizationId);
+    return {
+      config: stored ? { ...DEFAULT_CONFIG, ...stored.config } : DEFAULT_CONFIG,
+      etag: etagOf(stored?.version ?? 0),
+    };
+  }
+
+  /**
+   * Applies a partial update, all or nothing: 422 with field errors for a body or a result
+   * that breaks a rule, 412 config_version_mismatch when `ifMatch` names another version.
+   */
+  async patch(
+    organizationId: string,
+    body: unknown,
+    ifMatch: string | undefined,
+  ): Promise<{ config: SystemConfig; etag: string }> {
+    refuseCollectionName(body);
+    const patch = parsePatch(body);
+    try {
+      const stored = await this.store.update<SystemConfig>(
+        organizationId,
+        DEFAULT_CONFIG,
+        ifMatchVersion(ifMatch),
+        async (current, lookups) => {
+          const next = merged({ ...DEFAULT_CONFIG, ...current }, patch);
+          const errors = await ruleViolations(next, lookups);
+          if (errors.length > 0) throw new ValidationFailed(errors);
+          return next;
+        },
+      );
+      return { config: stored.config, etag: etagOf(stored.version) };
+    } catch (err) {
+      if (!(err instanceof VersionMismatch)) throw err;
+      throw new ApiError(
+        'config_version_mismatch',
+        `the configuration changed since it was read (now ${etagOf(err.current)}); read it again and retry`,
+        { ETag: etagOf(err.current) },
+      );
+    }
+  }
+}
