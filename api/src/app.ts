@@ -17,6 +17,8 @@ import type { McpOAuthLinking } from './mcp/oauth/oauth-linking.js';
 import { mcpOAuthRouter } from './mcp/oauth/routes.js';
 import { mcpServersRouter, type McpServersRouterOptions } from './mcp/routes.js';
 import { meRouter } from './me/routes.js';
+import { brandingRouter } from './platform/branding-routes.js';
+import type { Branding } from './platform/branding.js';
 import { configRouter } from './platform/config-routes.js';
 import type { SystemConfiguration } from './platform/config.js';
 import { translationsRouter } from './platform/translation-routes.js';
@@ -41,6 +43,8 @@ export interface AppDeps {
   translations: Translations;
   /** System configuration (platform settings). */
   config: SystemConfiguration;
+  /** The branding theme (platform settings). */
+  branding: Branding;
   /** Readiness beyond the process being up (database reachable, …). */
   ready?: () => Promise<boolean>;
 }
@@ -67,6 +71,7 @@ export function createApp(deps: AppDeps): Express {
   v1.use('/agents', agentsRouter(deps.agents));
   v1.use('/translations', translationsRouter({ translations: deps.translations }));
   v1.use('/config', configRouter({ config: deps.config }));
+  v1.use('/branding', brandingRouter({ branding: deps.branding }));
   app.use('/v1', v1);
 
   app.use(notFound);

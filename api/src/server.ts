@@ -11,6 +11,8 @@ import { McpEnvSecrets } from './mcp/env-secrets.js';
 import { McpServerStore } from './mcp/server-store.js';
 import { WorkloadAdmission } from './mcp/workload-admission.js';
 import { AgentStore } from './agents/store.js';
+import { Branding } from './platform/branding.js';
+import { ThemeStore } from './platform/branding-store.js';
 import { SystemConfiguration } from './platform/config.js';
 import { ConfigStore } from './platform/config-store.js';
 import { TranslationStore } from './platform/translation-store.js';
@@ -107,6 +109,7 @@ export async function startApi(
     },
     translations: new Translations(new TranslationStore(db)),
     config: new SystemConfiguration(new ConfigStore(db)),
+    branding: new Branding(new ThemeStore(db)),
     authenticator: platform.authenticator,
     ready: () => platform.ready(),
   };

@@ -6,6 +6,7 @@ import * as mcpOAuth from './migrations/0004-mcp-oauth.js';
 import * as mcpOAuthHardening from './migrations/0005-mcp-oauth-hardening.js';
 import * as translations from './migrations/0006-translations.js';
 import * as platformConfig from './migrations/0007-platform-config.js';
+import * as branding from './migrations/0008-branding.js';
 
 /** Migrations in order; listed here (not read from disk) so they work from source and from a build. */
 const MIGRATIONS: { name: string; up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }[] = [
@@ -16,6 +17,7 @@ const MIGRATIONS: { name: string; up(k: Knex): Promise<void>; down(k: Knex): Pro
   mcpOAuthHardening,
   translations,
   platformConfig,
+  branding,
 ];
 
 const source: Knex.MigrationSource<(typeof MIGRATIONS)[number]> = {
