@@ -101,11 +101,28 @@ describe('agents of a deleted tenant (API, operator, kube-apiserver, PostgreSQL,
     assert.deepEqual(list.json(), { agents: [], count: 0 });
   });
 
-  it('deleting a tenant through the admin API deletes every agent of its organization; another tenant’s agents stay', async function () {
+  it('deleting a tenant through the admin API deletes every agent and the settings of its organization; another tenant’s stay', async function () {
     const mine = await createAgent(memberIn(doomed), 'doomed-member');
     const theirs = await createAgent(adminIn(doomed), 'doomed-admin');
     const other = await createAgent(memberIn(kept), 'kept-member');
     assert.deepEqual(await agentRows(doomed.organizationId), sorted([mine.id, theirs.id]));
+    // Its platform settings too: translations, configuration, branding (docs/adr/0017–0019).
+    for (const t of [doomed, kept]) {
+      const admin = adminIn(t);
+      assert.equal((await admin('PATCH', '/v1/translations/de', { c: { k: 'v' } })).status, 200);
+      assert.equal((await admin('PATCH', '/v1/config', { retrieval_k: 9 })).status, 200);
+      const theme = (await admin('GET', '/v1/branding/theme')).json();
+      assert.equal((await admin('PUT', '/v1/branding/theme', theme)).status, 200);
+    }
+    const settingRows = async (organizationId: string) => {
+      let n = 0;
+      for (const table of ['translation_overrides', 'organization_config', 'branding_themes']) {
+        n += (await query(`select 1 from ${table} where organization_id = $1`, [organizationId]))
+          .length;
+      }
+      return n;
+    };
+    assert.equal(await settingRows(doomed.organizationId), 3);
 
     const del = await adminCall(`${api?.url}/v1/admin/tenants/${doomed.id}`, { method: 'DELETE' });
     assert.equal(del.status, 202, del.text);
@@ -127,6 +144,13 @@ describe('agents of a deleted tenant (API, operator, kube-apiserver, PostgreSQL,
       409,
       'organization_not_provisioned',
     );
+
+    await waitFor(
+      'the deleted tenant’s settings to go',
+      async () => (await settingRows(doomed.organizationId)) === 0,
+      { timeoutMs: CLEANUP_WITHIN_MS },
+    );
+    assert.equal(await settingRows(kept.organizationId), 3);
 
     assert.deepEqual(await agentRows(kept.organizationId), [other.id]);
     const still = await memberIn(kept)('GET', `/v1/agents/${other.id}`);

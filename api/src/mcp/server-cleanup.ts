@@ -176,6 +176,9 @@ export class McpServerCleanup {
     this.enqueue({ tenant: gone.tenant, organizationId }, 'the agents of a deleted tenant', () =>
       this.opts.agents.removeOrganization(organizationId),
     );
+    this.enqueue({ tenant: gone.tenant, organizationId }, 'the settings of a deleted tenant', () =>
+      this.opts.organizations.removeSettings(organizationId),
+    );
   }
 
   private tenantChanged(tenant: TenantLifecycle): void {

@@ -7,6 +7,15 @@ const TABLES = [
   'mcp_oauth_clients',
   'mcp_oauth_states',
   'translation_overrides',
+  'organization_config',
+  'branding_themes',
+] as const;
+
+/** The organization's platform settings: gone with its tenant (the agents go by AgentStore). */
+const SETTINGS_TABLES = [
+  'translation_overrides',
+  'organization_config',
+  'branding_themes',
 ] as const;
 
 /**
@@ -26,8 +35,13 @@ export class OrganizationRows {
     if (ids.length === 0) return 0;
     return this.db.transaction(async (trx) => {
       let moved = 0;
-      // An override set under the new id after the repair wins over the old one of the same key
-      // (the key is the table's primary key, so the old row could not move beside it).
+      // Settings saved under the new id after the repair win over the old ones (a row per
+      // organization, or per key: the old row could not move beside the new one).
+      for (const table of ['organization_config', 'branding_themes']) {
+        if (await trx(table).where({ organization_id: to }).first('organization_id')) {
+          await trx(table).whereIn('organization_id', ids).delete();
+        }
+      }
       await trx.raw(
         `delete from translation_overrides o using translation_overrides n
           where o.organization_id = any(?) and n.organization_id = ?
@@ -38,6 +52,17 @@ export class OrganizationRows {
         moved += await trx(table).whereIn('organization_id', ids).update({ organization_id: to });
       }
       return moved;
+    });
+  }
+
+  /** Removes the platform settings of an organization whose tenant was deleted. */
+  async removeSettings(organizationId: string): Promise<number> {
+    return this.db.transaction(async (trx) => {
+      let removed = 0;
+      for (const table of SETTINGS_TABLES) {
+        removed += await trx(table).where({ organization_id: organizationId }).delete();
+      }
+      return removed;
     });
   }
 }
