@@ -1,5 +1,5 @@
-import { type Request, type Response, Router } from 'express';
-import { organizationOf, principalOf, requirePermission } from '@aiplane/lib/auth';
+import { Router } from 'express';
+import { callerOrganization, requirePermission } from '@aiplane/lib/auth';
 import type { Branding } from './branding.js';
 
 /**
@@ -8,24 +8,25 @@ import type { Branding } from './branding.js';
  */
 export function brandingRouter(opts: { branding: Branding }): Router {
   const router = Router();
-  const organization = (req: Request, res: Response) => organizationOf(req, principalOf(res));
   const canEditConfig = requirePermission('can_edit_config');
 
   router.get('/theme', async (req, res) => {
-    res.json(await opts.branding.theme(organization(req, res)));
+    res.json(await opts.branding.theme(callerOrganization(req, res)));
   });
 
   router.put('/theme', canEditConfig, async (req, res) => {
-    res.json(await opts.branding.save(organization(req, res), req.body));
+    res.json(await opts.branding.save(callerOrganization(req, res), req.body));
   });
 
   router.post('/theme/preview', canEditConfig, (req, res) => {
-    organization(req, res);
+    // Acts in an organization like every branding route (400/403 for a bad organization
+    // header), though a preview stores nothing.
+    callerOrganization(req, res);
     res.json(opts.branding.preview(req.body));
   });
 
   router.post('/theme/reset', canEditConfig, async (req, res) => {
-    res.json(await opts.branding.reset(organization(req, res)));
+    res.json(await opts.branding.reset(callerOrganization(req, res)));
   });
 
   return router;

@@ -1,5 +1,5 @@
-import { type Request, type Response, Router } from 'express';
-import { organizationOf, principalOf, requirePermission } from '@aiplane/lib/auth';
+import { Router } from 'express';
+import { callerOrganization, requirePermission } from '@aiplane/lib/auth';
 import type { SystemConfiguration } from './config.js';
 
 /**
@@ -10,10 +10,8 @@ import type { SystemConfiguration } from './config.js';
  */
 export function configRouter(opts: { config: SystemConfiguration }): Router {
   const router = Router();
-  const organization = (req: Request, res: Response) => organizationOf(req, principalOf(res));
-
   router.get('/', async (req, res) => {
-    const { config, etag } = await opts.config.get(organization(req, res));
+    const { config, etag } = await opts.config.get(callerOrganization(req, res));
     res.set('ETag', etag).set('Cache-Control', 'private, no-cache');
     if (req.get('if-none-match') === etag) {
       res.status(304).end();
@@ -24,7 +22,7 @@ export function configRouter(opts: { config: SystemConfiguration }): Router {
 
   router.patch('/', requirePermission('can_edit_config'), async (req, res) => {
     const { config, etag } = await opts.config.patch(
-      organization(req, res),
+      callerOrganization(req, res),
       req.body,
       req.get('if-match'),
     );

@@ -124,6 +124,9 @@ export async function ruleViolations(
   return errors;
 }
 
+/** A stored configuration with the defaults of fields added after it was saved. */
+const withDefaults = (stored: SystemConfig): SystemConfig => ({ ...DEFAULT_CONFIG, ...stored });
+
 /** The ETag of a configuration version (a strong validator). */
 export const etagOf = (version: number): string => `"config-v${version}"`;
 
@@ -141,7 +144,7 @@ export class SystemConfiguration {
   async get(organizationId: string): Promise<{ config: SystemConfig; etag: string }> {
     const stored = await this.store.get<SystemConfig>(organizationId);
     return {
-      config: stored ? { ...DEFAULT_CONFIG, ...stored.config } : DEFAULT_CONFIG,
+      config: stored ? withDefaults(stored.config) : DEFAULT_CONFIG,
       etag: etagOf(stored?.version ?? 0),
     };
   }
@@ -163,7 +166,7 @@ export class SystemConfiguration {
         DEFAULT_CONFIG,
         ifMatchVersion(ifMatch),
         async (current, lookups) => {
-          const next = merged({ ...DEFAULT_CONFIG, ...current }, patch);
+          const next = merged(withDefaults(current), patch);
           const errors = await ruleViolations(next, lookups);
           if (errors.length > 0) throw new ValidationFailed(errors);
           return next;

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { type Request, type Response, Router } from 'express';
-import { organizationOf, principalOf, requirePermission } from '@aiplane/lib/auth';
+import { Router } from 'express';
+import { callerOrganization, requirePermission } from '@aiplane/lib/auth';
 import { validator } from '@aiplane/lib/service';
 import type { Translations } from './translations.js';
 
@@ -17,21 +17,19 @@ const canEditConfig = requirePermission('can_edit_config');
  */
 export function translationsRouter(opts: { translations: Translations }): Router {
   const router = Router();
-  const organization = (req: Request, res: Response) => organizationOf(req, principalOf(res));
-
   router.get('/', async (req, res) => {
-    res.json(await opts.translations.all(organization(req, res)));
+    res.json(await opts.translations.all(callerOrganization(req, res)));
   });
 
   router.post('/reset', canEditConfig, async (req, res) => {
     const query = parseResetQuery(req.query);
-    await opts.translations.reset(organization(req, res), query.language);
+    await opts.translations.reset(callerOrganization(req, res), query.language);
     res.status(204).end();
   });
 
   router.patch('/:language', canEditConfig, async (req, res) => {
     const updated = await opts.translations.update(
-      organization(req, res),
+      callerOrganization(req, res),
       String(req.params.language ?? ''),
       req.body,
     );

@@ -66,9 +66,13 @@ export class TranslationStore {
       ]);
       const scope = { organization_id: organizationId, language };
       const removed = changes.filter((c) => c.value === null);
-      for (const c of removed) {
+      if (removed.length > 0) {
         await trx(TABLE)
-          .where({ ...scope, namespace: c.namespace, key: c.key })
+          .where(scope)
+          .whereIn(
+            ['namespace', 'key'],
+            removed.map((c) => [c.namespace, c.key]),
+          )
           .delete();
       }
       const set = changes.filter((c) => c.value !== null);

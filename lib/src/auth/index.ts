@@ -3,6 +3,7 @@ export { type ApiKeyRecord, ApiKeyStore } from './api-key-store.js';
 export { Authenticator } from './authenticator.js';
 export {
   authenticate,
+  callerOrganization,
   ORGANIZATION_HEADER,
   organizationOf,
   principalOf,

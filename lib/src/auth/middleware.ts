@@ -54,6 +54,11 @@ export function requirePlatformAdmin(
  * The organization a request acts in. A member acts in their token's organization (with
  * several, the header picks one of theirs); a platform admin may name any organization.
  */
+/** The organization the authenticated caller of this request acts in (see organizationOf). */
+export function callerOrganization(req: Request, res: Response): string {
+  return organizationOf(req, principalOf(res));
+}
+
 export function organizationOf(req: Request, principal: Principal): string {
   const named = req.get(ORGANIZATION_HEADER)?.trim();
   if (named) {
