@@ -6,3 +6,4 @@ export { API_KEY_PREFIX } from '@aiplane/lib/auth';
 export type { TenantRecord } from './tenants/record.js';
 export type { ServerCondition, ServerRecord, ServerStatusRecord } from './mcp/server-record.js';
 export { API_RULES, API_TENANT_RULES } from './rbac.js';
+export { OrganizationRows } from './tenants/organization-rows.js';

@@ -176,6 +176,16 @@ describe('agents of a deleted tenant (API, operator, kube-apiserver, PostgreSQL,
       young = await createAgent(memberIn(offline), 'offline-young');
       keptOld = await createAgent(memberIn(kept), 'kept-old');
       await age([old.id, keptOld.id]);
+      // Settings of both tenants, older than the grace period.
+      for (const t of [offline, kept]) {
+        const r = await adminIn(t)('PATCH', '/v1/translations/de', { c: { k: 'old' } });
+        assert.equal(r.status, 200, r.text);
+      }
+      await query(
+        `update translation_overrides set updated_at = now() - interval '10 minutes'
+          where organization_id = any($1)`,
+        [[offline.organizationId, kept.organizationId]],
+      );
 
       await api?.close();
       api = undefined;
@@ -212,6 +222,20 @@ describe('agents of a deleted tenant (API, operator, kube-apiserver, PostgreSQL,
     it('keeps agents younger than the grace period, even when their tenant is gone', async function () {
       await swept();
       assert.deepEqual(await agentRows(offline.organizationId), [young.id]);
+    });
+
+    it('sweeps the settings of the gone tenant’s organization; a live tenant’s stay, however old', async function () {
+      const translations = (organizationId: string) =>
+        query('select 1 from translation_overrides where organization_id = $1', [organizationId]);
+      await waitFor(
+        'the sweep to remove the settings of the tenant deleted while no API ran',
+        async () => (await translations(offline.organizationId)).length === 0,
+        { timeoutMs: CLEANUP_WITHIN_MS },
+      );
+      assert.equal((await translations(kept.organizationId)).length, 1);
+      assert.deepEqual((await adminIn(kept)('GET', '/v1/translations')).json(), {
+        de: { c: { k: 'old' } },
+      });
     });
 
     it('never sweeps the agents of a live tenant, however old: they stay and answer', async function () {

@@ -34,6 +34,8 @@ export interface SweepResult {
   agents: number;
   /** Agents deleted because their organization's tenant is gone. */
   tenantAgents: number;
+  /** Settings rows (translations, configuration, branding) of gone tenants' organizations. */
+  tenantSettings: number;
 }
 
 /**
@@ -130,15 +132,17 @@ export class McpServerCleanup {
     if (!organizations.sweep) {
       this.opts.logger.info(
         { tenants: organizations.unprovisioned.slice(0, 20) },
-        'agents of deleted tenants not swept: a live tenant has no organization recorded yet',
+        'agents and settings of deleted tenants not swept: a live tenant has no organization recorded yet',
       );
-      return { ...removed, tenantAgents: 0 };
+      return { ...removed, tenantAgents: 0, tenantSettings: 0 };
     }
-    const tenantAgents = await agents.removeOrganizationsNotIn({
+    const organizationScope = {
       live: organizations.liveOrganizationIds,
       graceSeconds: this.graceSeconds,
-    });
-    return { ...removed, tenantAgents };
+    };
+    const tenantAgents = await agents.removeOrganizationsNotIn(organizationScope);
+    const tenantSettings = await this.opts.organizations.removeSettingsNotIn(organizationScope);
+    return { ...removed, tenantAgents, tenantSettings };
   }
 
   private serverGone(server: McpServer): void {
@@ -224,8 +228,8 @@ export class McpServerCleanup {
       void this.track(
         this.sweep().then(
           (removed) => {
-            const { clients, credentials, agents, tenantAgents } = removed;
-            const total = clients + credentials + agents + tenantAgents;
+            const { clients, credentials, agents, tenantAgents, tenantSettings } = removed;
+            const total = clients + credentials + agents + tenantAgents + tenantSettings;
             const level = total > 0 ? 'info' : 'debug';
             this.opts.logger[level](
               { removed },

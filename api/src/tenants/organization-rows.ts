@@ -1,22 +1,22 @@
 import type { Knex } from 'knex';
+import { notLive, type LiveScope } from '@aiplane/lib/store';
 
-/** The tables whose rows name an organization (`organization_id`). */
-const TABLES = [
-  'agents',
-  'mcp_credentials',
-  'mcp_oauth_clients',
-  'mcp_oauth_states',
-  'translation_overrides',
-  'organization_config',
-  'branding_themes',
-] as const;
-
-/** The organization's platform settings: gone with its tenant (the agents go by AgentStore). */
-const SETTINGS_TABLES = [
-  'translation_overrides',
-  'organization_config',
-  'branding_themes',
-] as const;
+/**
+ * The tables whose rows name an organization (`organization_id`). `unique`: the columns that,
+ * with `organization_id`, identify a row (the table's primary key), so a row kept under the
+ * new id can stand in for an old one; absent for tables keyed otherwise (surrogate ids).
+ */
+const TABLES: readonly { name: string; unique?: readonly string[]; setting?: true }[] = [
+  { name: 'agents' },
+  { name: 'mcp_credentials' },
+  { name: 'mcp_oauth_clients' },
+  { name: 'mcp_oauth_states' },
+  // The organization's platform settings: gone with its tenant (its agents go by AgentStore).
+  { name: 'translation_overrides', unique: ['language', 'namespace', 'key'], setting: true },
+  { name: 'organization_config', unique: [], setting: true },
+  { name: 'branding_themes', unique: [], setting: true },
+];
+const SETTINGS = TABLES.filter((t) => t.setting).map((t) => t.name);
 
 /**
  * Rows kept under an organization id. When the operator re-creates a tenant's organization
@@ -28,28 +28,24 @@ export class OrganizationRows {
 
   /**
    * Moves every row of the organizations `from` to `to`, in one transaction; answers how many
-   * rows moved. Idempotent: a second call finds nothing left under `from`.
+   * rows moved. A row already saved under `to` wins over an old one with the same key (which
+   * could not move beside it). Idempotent: a second call finds nothing left under `from`.
    */
   async move(from: readonly string[], to: string): Promise<number> {
     const ids = from.filter((id) => id !== to);
     if (ids.length === 0) return 0;
     return this.db.transaction(async (trx) => {
       let moved = 0;
-      // Settings saved under the new id after the repair win over the old ones (a row per
-      // organization, or per key: the old row could not move beside the new one).
-      for (const table of ['organization_config', 'branding_themes']) {
-        if (await trx(table).where({ organization_id: to }).first('organization_id')) {
-          await trx(table).whereIn('organization_id', ids).delete();
+      for (const { name, unique } of TABLES) {
+        if (unique) {
+          const sameKey = unique.map((c) => trx.raw('and n.?? = o.??', [c, c]).toQuery());
+          await trx.raw(
+            `delete from ?? o using ?? n
+              where o.organization_id = any(?) and n.organization_id = ? ${sameKey.join(' ')}`,
+            [name, name, ids, to],
+          );
         }
-      }
-      await trx.raw(
-        `delete from translation_overrides o using translation_overrides n
-          where o.organization_id = any(?) and n.organization_id = ?
-            and n.language = o.language and n.namespace = o.namespace and n.key = o.key`,
-        [ids, to],
-      );
-      for (const table of TABLES) {
-        moved += await trx(table).whereIn('organization_id', ids).update({ organization_id: to });
+        moved += await trx(name).whereIn('organization_id', ids).update({ organization_id: to });
       }
       return moved;
     });
@@ -59,10 +55,24 @@ export class OrganizationRows {
   async removeSettings(organizationId: string): Promise<number> {
     return this.db.transaction(async (trx) => {
       let removed = 0;
-      for (const table of SETTINGS_TABLES) {
+      for (const table of SETTINGS) {
         removed += await trx(table).where({ organization_id: organizationId }).delete();
       }
       return removed;
     });
+  }
+
+  /**
+   * The sweep's part: settings of organizations no live tenant records, unchanged for the
+   * grace period (a tenant deleted while no API ran, or a removal that failed).
+   */
+  async removeSettingsNotIn(scope: LiveScope): Promise<number> {
+    let removed = 0;
+    for (const table of SETTINGS) {
+      removed += await this.db(table)
+        .where(notLive(this.db, { key: 'organization_id', time: 'updated_at' }, scope))
+        .delete();
+    }
+    return removed;
   }
 }

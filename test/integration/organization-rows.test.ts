@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { OrganizationRows } from '@aiplane/api';
+import { createDatabase } from '@aiplane/hack';
+import { connect, migrate } from '@aiplane/lib/store';
+import type { Knex } from 'knex';
+import { environment } from './harness.js';
+
+describe('organization rows: moving to a re-created organization’s id (real PostgreSQL)', function () {
+  let db: Knex;
+  const oldId = randomUUID();
+  const newId = randomUUID();
+
+  before(async function () {
+    db = connect(await createDatabase(environment().info(), 'organization_rows', { fresh: true }));
+    await migrate(db);
+  });
+
+  after(async function () {
+    await db?.destroy();
+  });
+
+  it('moves every row, and keeps a setting saved under the new id over the old one of the same key', async function () {
+    const t = (organization_id: string, key: string, value: string) => ({
+      organization_id,
+      language: 'de',
+      namespace: 'common',
+      key,
+      value,
+    });
+    await db('translation_overrides').insert([
+      t(oldId, 'save', 'old save'),
+      t(oldId, 'cancel', 'old cancel'),
+      t(newId, 'save', 'new save'),
+    ]);
+    await db('organization_config').insert([
+      { organization_id: oldId, config: JSON.stringify({ retrieval_k: 5 }), version: 4 },
+      { organization_id: newId, config: JSON.stringify({ retrieval_k: 9 }), version: 1 },
+    ]);
+    await db('branding_themes').insert({ organization_id: oldId, theme: '{"product_name":"x"}' });
+    await db('agents').insert({ organization_id: oldId, created_by: 'u', name: 'a' });
+
+    const rows = new OrganizationRows(db);
+    // Moved: cancel, the theme and the agent; the old save and config gave way to the new ones.
+    assert.equal(await rows.move([oldId], newId), 3);
+    assert.deepEqual(
+      await db('translation_overrides')
+        .where({ organization_id: newId })
+        .orderBy('key')
+        .select('key', 'value'),
+      [
+        { key: 'cancel', value: 'old cancel' },
+        { key: 'save', value: 'new save' },
+      ],
+    );
+    assert.deepEqual(
+      await db('organization_config').where({ organization_id: newId }).select('config'),
+      [{ config: { retrieval_k: 9 } }],
+    );
+    assert.equal((await db('branding_themes').where({ organization_id: newId })).length, 1);
+    assert.equal((await db('agents').where({ organization_id: newId })).length, 1);
+    for (const table of ['translation_overrides', 'organization_config', 'branding_themes']) {
+      assert.equal((await db(table).where({ organization_id: oldId })).length, 0, table);
+    }
+    assert.equal(await rows.move([oldId], newId), 0, 'a second move finds nothing');
+  });
+});
