@@ -17,7 +17,8 @@ export {
   KeycloakAdminError,
   type AdminCredentials,
 } from './keycloak-admin-api.js';
-export { DEV_USERS, type DevUserName } from './keycloak-realm.js';
+export { DEV_USERS, type DevUserName, USERS } from './keycloak-realm.js';
+export { ensurePermissionGroups, setOrganizationPermissions } from './keycloak-org-permissions.js';
 export {
   passwordGrant,
   TokenError,

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { KeycloakAdminApi, type AdminCredentials } from './keycloak-admin-api.js';
+import { setOrganizationPermissions } from './keycloak-org-permissions.js';
 import {
   API_CLIENT,
   AUDIENCE,
@@ -170,7 +171,7 @@ async function ensurePortalScopes(kc: KeycloakAdminApi, portalId: string): Promi
   const scopes = await kc.get<Named[]>(`${r}/client-scopes`);
   const defaults = await kc.get<Named[]>(`${portal}/default-client-scopes`);
   const optional = await kc.get<Named[]>(`${portal}/optional-client-scopes`);
-  for (const { scope, mapper } of PORTAL_SCOPES) {
+  for (const { scope, mappers } of PORTAL_SCOPES) {
     const scopeId =
       scopes.find((s) => s.name === scope)?.id ??
       created(
@@ -182,10 +183,13 @@ async function ensurePortalScopes(kc: KeycloakAdminApi, portalId: string): Promi
         `client scope ${scope}`,
       );
     const mappersPath = `${r}/client-scopes/${scopeId}/protocol-mappers/models`;
-    const found = (await kc.get<ProtocolMapper[]>(mappersPath)).find((m) => m.name === mapper.name);
-    if (!found) await kc.post(mappersPath, mapper);
-    else if (differs(found, mapper)) {
-      await kc.put(`${mappersPath}/${found.id}`, { ...found, ...mapper });
+    const existing = await kc.get<ProtocolMapper[]>(mappersPath);
+    for (const mapper of mappers) {
+      const found = existing.find((m) => m.name === mapper.name);
+      if (!found) await kc.post(mappersPath, mapper);
+      else if (differs(found, mapper)) {
+        await kc.put(`${mappersPath}/${found.id}`, { ...found, ...mapper });
+      }
     }
     if (defaults.some((s) => s.id === scopeId)) continue;
     if (optional.some((s) => s.id === scopeId)) {
@@ -261,6 +265,7 @@ async function ensureUser(
   // The body of "add member" is the user id as a JSON string.
   if (spec.member && !isMember) await kc.post(`${r}/organizations/${orgId}/members`, id);
   if (!spec.member && isMember) await kc.delete(`${r}/organizations/${orgId}/members/${id}`);
+  if (spec.member) await setOrganizationPermissions(kc, orgId, id, spec.organizationPermissions);
   return id;
 }
 

@@ -3,8 +3,11 @@
 
 export const REALM = 'aiplane';
 
-/** Realm roles the API reads from `realm_access.roles`. */
-export const ROLES = ['platform-admin', 'can_access_api', 'can_manage_models', 'can_edit_config'];
+/** The permissions: each an organization group of that name, or a realm role (everywhere). */
+export const PERMISSION_NAMES = ['can_access_api', 'can_manage_models', 'can_edit_config'];
+
+/** Realm roles the API reads from `realm_access.roles` (docs/adr/0022: platform-wide grants). */
+export const ROLES = ['platform-admin', ...PERMISSION_NAMES];
 
 export const PORTAL_CLIENT = 'aiplane-portal';
 export const API_CLIENT = 'aiplane-api';
@@ -17,12 +20,20 @@ export const ORGANIZATION = { name: 'acme', alias: 'acme' };
 export const DEV_USERS = ['admin', 'member', 'outsider', 'nobody'] as const;
 export type DevUserName = (typeof DEV_USERS)[number];
 
-/** Realm roles (of ROLES) and membership of ORGANIZATION, per dev user. */
-export const USERS: Record<DevUserName, { roles: string[]; member: boolean }> = {
-  admin: { roles: ROLES, member: true },
-  member: { roles: ['can_access_api'], member: true },
-  outsider: { roles: [], member: true },
-  nobody: { roles: ['can_access_api'], member: false },
+/**
+ * Per dev user: realm roles (of ROLES, held everywhere), membership of ORGANIZATION, and the
+ * permissions held in an organization they are a member of, through its groups (in `acme`, and
+ * in the tests' tenants when a suite adds them).
+ */
+export const USERS: Record<
+  DevUserName,
+  { roles: string[]; member: boolean; organizationPermissions: string[] }
+> = {
+  admin: { roles: ROLES, member: true, organizationPermissions: [] },
+  member: { roles: [], member: true, organizationPermissions: ['can_access_api'] },
+  outsider: { roles: [], member: true, organizationPermissions: [] },
+  // A platform-wide API user in no organization (can_access_api as a realm role).
+  nobody: { roles: ['can_access_api'], member: false, organizationPermissions: [] },
 };
 
 export function userRepresentation(username: DevUserName) {
@@ -88,39 +99,59 @@ export interface ProtocolMapper {
   config: Record<string, string>;
 }
 
-/** Default client scopes of the portal, each with one mapper. */
-export const PORTAL_SCOPES: { scope: string; mapper: ProtocolMapper }[] = [
+/** Default client scopes of the portal, each with its mappers. */
+export const PORTAL_SCOPES: { scope: string; mappers: ProtocolMapper[] }[] = [
   {
     scope: 'aiplane-api-audience',
-    mapper: {
-      name: 'aiplane-api audience',
-      protocol: 'openid-connect',
-      protocolMapper: 'oidc-audience-mapper',
-      config: {
-        'included.client.audience': API_CLIENT,
-        'access.token.claim': 'true',
-        'introspection.token.claim': 'true',
-        'id.token.claim': 'false',
+    mappers: [
+      {
+        name: 'aiplane-api audience',
+        protocol: 'openid-connect',
+        protocolMapper: 'oidc-audience-mapper',
+        config: {
+          'included.client.audience': API_CLIENT,
+          'access.token.claim': 'true',
+          'introspection.token.claim': 'true',
+          'id.token.claim': 'false',
+        },
       },
-    },
+    ],
   },
   {
-    // Keycloak 26's built-in scope. With the ids the claim is {"<alias>": {"id": "<uuid>"}}.
+    // Keycloak 26's built-in scope. With the ids the claim is {"<alias>": {"id": "<uuid>"}};
+    // the group membership mapper (Keycloak 26.6) adds each organization's group paths:
+    // {"<alias>": {"id": "<uuid>", "groups": ["/can_access_api"]}} (docs/adr/0022).
     scope: 'organization',
-    mapper: {
-      name: 'organization',
-      protocol: 'openid-connect',
-      protocolMapper: 'oidc-organization-membership-mapper',
-      config: {
-        'claim.name': 'organization',
-        'jsonType.label': 'JSON',
-        multivalued: 'true',
-        addOrganizationId: 'true',
-        'access.token.claim': 'true',
-        'id.token.claim': 'true',
-        'introspection.token.claim': 'true',
-        'userinfo.token.claim': 'true',
+    mappers: [
+      {
+        name: 'organization',
+        protocol: 'openid-connect',
+        protocolMapper: 'oidc-organization-membership-mapper',
+        config: {
+          'claim.name': 'organization',
+          'jsonType.label': 'JSON',
+          multivalued: 'true',
+          addOrganizationId: 'true',
+          'access.token.claim': 'true',
+          'id.token.claim': 'true',
+          'introspection.token.claim': 'true',
+          'userinfo.token.claim': 'true',
+        },
       },
-    },
+      {
+        name: 'organization groups',
+        protocol: 'openid-connect',
+        protocolMapper: 'oidc-organization-group-membership-mapper',
+        config: {
+          // Group paths only: role mappings of organization groups would land in realm_access,
+          // where they would count in every organization.
+          addGroupRoleMappings: 'false',
+          'access.token.claim': 'true',
+          'id.token.claim': 'false',
+          'introspection.token.claim': 'true',
+          'userinfo.token.claim': 'false',
+        },
+      },
+    ],
   },
 ];

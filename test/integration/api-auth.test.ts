@@ -10,7 +10,7 @@ import {
 } from './api-helpers.js';
 import {
   masterRealmToken,
-  setRealmRole,
+  setPermissionsIn,
   setUserEnabled,
   wrongAudienceToken,
 } from './keycloak-admin.js';
@@ -354,11 +354,12 @@ describe('API authentication and access (real Keycloak, real PostgreSQL)', funct
       assert.equal(res.status, 422);
     });
 
-    it('acts with the owner’s current roles: a role removed in Keycloak stops the key within the cache time', async function () {
+    it('acts with the owner’s current permissions: can_access_api removed in Keycloak (the organization group) stops the key within the cache time', async function () {
       const member = keycloak().users.member;
+      const acme = keycloak().organization.id;
       const created = await createKey(await tokenFor('member'));
       assert.equal((await me({ 'x-api-key': created.key })).status, 200);
-      await setRealmRole(member.id, 'can_access_api', false);
+      await setPermissionsIn(acme, member.id, []);
       try {
         await waitFor(
           'the key to lose can_access_api',
@@ -369,7 +370,7 @@ describe('API authentication and access (real Keycloak, real PostgreSQL)', funct
           },
         );
       } finally {
-        await setRealmRole(member.id, 'can_access_api', true);
+        await setPermissionsIn(acme, member.id, ['can_access_api']);
       }
       await waitFor(
         'the key to work again',

@@ -12,7 +12,7 @@ import {
   type Tenant,
 } from './fixtures/index.js';
 import { initializeRequest, type RpcError } from './gateway-helpers.js';
-import { setRealmRole } from './keycloak-admin.js';
+import { setPermissionsIn } from './keycloak-admin.js';
 import { link, randomId } from './mcp-helpers.js';
 import { rememberSecret } from './secrets.js';
 
@@ -406,7 +406,7 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
       await setMembership(a.organizationId, 'outsider', true);
       // While they hold the permission: a linked credential and an API key, and the gateway
       // serves them, so what refuses them below is the permission alone.
-      await setRealmRole(outsider, 'can_access_api', true);
+      await setPermissionsIn(a.organizationId, outsider, ['can_access_api']);
       let key = '';
       try {
         await link(asOutsider, serverId, memberCredential);
@@ -424,7 +424,7 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
         });
         assert.equal(served.status, 200, served.text);
       } finally {
-        await setRealmRole(outsider, 'can_access_api', false);
+        await setPermissionsIn(a.organizationId, outsider, []);
       }
       try {
         const token = await tokenFor('outsider', ORG_SCOPE);
@@ -449,9 +449,9 @@ describe('MCP gateway (real SDK client → gateway → real SDK server, Keycloak
           }
         }
       } finally {
-        await setRealmRole(outsider, 'can_access_api', true);
+        await setPermissionsIn(a.organizationId, outsider, ['can_access_api']);
         await asOutsider('DELETE', `/v1/mcp/servers/${serverId}/credential`);
-        await setRealmRole(outsider, 'can_access_api', false);
+        await setPermissionsIn(a.organizationId, outsider, []);
         await setMembership(a.organizationId, 'outsider', false);
       }
     });

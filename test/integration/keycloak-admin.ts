@@ -1,3 +1,4 @@
+import { KeycloakAdminApi, setOrganizationPermissions } from '@aiplane/hack';
 import { keycloak } from './api-helpers.js';
 import { rememberSecret } from './secrets.js';
 
@@ -52,17 +53,18 @@ export async function wrongAudienceToken(username: string, password: string): Pr
   return adminCliToken(keycloak().tokenEndpoint, username, password);
 }
 
-export async function setRealmRole(userId: string, role: string, present: boolean): Promise<void> {
-  const roleRes = await kcAdmin(`/roles/${encodeURIComponent(role)}`);
-  const rep = (await roleRes.json()) as { id: string; name: string };
-  const res = await kcAdmin(`/users/${userId}/role-mappings/realm`, {
-    method: present ? 'POST' : 'DELETE',
-    body: [{ id: rep.id, name: rep.name }],
-  });
-  if (!res.ok) throw new Error(`could not change role ${role}: ${res.status}`);
-}
-
 export async function setUserEnabled(userId: string, enabled: boolean): Promise<void> {
   const res = await kcAdmin(`/users/${userId}`, { method: 'PUT', body: { enabled } });
   if (!res.ok) throw new Error(`could not set enabled=${enabled}: ${res.status}`);
+}
+
+/** The user holds exactly `permissions` in the organization, through its permission groups. */
+export async function setPermissionsIn(
+  organizationId: string,
+  userId: string,
+  permissions: readonly string[],
+): Promise<void> {
+  const info = keycloak();
+  const kc = new KeycloakAdminApi(info.url, info.admin);
+  await setOrganizationPermissions(kc, organizationId, userId, permissions);
 }

@@ -13,7 +13,7 @@ import { rememberSecret } from './secrets.js';
 
 interface AiplaneClaims extends JWTPayload {
   realm_access?: { roles: string[] };
-  organization?: Record<string, { id: string }>;
+  organization?: Record<string, { id: string; groups?: string[] }>;
 }
 
 function info(): KeycloakInfo {
@@ -77,23 +77,27 @@ describe('local Keycloak (real server, realm aiplane)', function () {
     ]) {
       assert.ok(claims.realm_access?.roles.includes(role), `realm role ${role}`);
     }
-    assert.deepEqual(claims.organization, { acme: { id: info().organization.id } });
+    // Its permissions are realm roles (everywhere), none through acme's groups.
+    assert.deepEqual(claims.organization, { acme: { id: info().organization.id, groups: [] } });
   });
 
-  it('issues the member a token with can_access_api and acme but without platform-admin', async function () {
+  it('issues the member a token with can_access_api through acme’s group (not a realm role) and without platform-admin', async function () {
     const claims = await verifiedAccessToken('member');
-    assert.ok(claims.realm_access?.roles.includes('can_access_api'));
+    assert.ok(!claims.realm_access?.roles.includes('can_access_api'));
     assert.ok(!claims.realm_access?.roles.includes('platform-admin'));
-    assert.deepEqual(claims.organization, { acme: { id: info().organization.id } });
+    assert.deepEqual(claims.organization, {
+      acme: { id: info().organization.id, groups: ['/can_access_api'] },
+    });
   });
 
-  it('issues the outsider a token in acme without can_access_api, and nobody one without an organization claim', async function () {
+  it('issues the outsider a token in acme without can_access_api, and nobody one without an organization', async function () {
     const outsider = await verifiedAccessToken('outsider');
     assert.ok(!outsider.realm_access?.roles.includes('can_access_api'));
-    assert.deepEqual(outsider.organization, { acme: { id: info().organization.id } });
+    assert.deepEqual(outsider.organization, { acme: { id: info().organization.id, groups: [] } });
     const nobody = await verifiedAccessToken('nobody');
     assert.ok(nobody.realm_access?.roles.includes('can_access_api'));
-    assert.equal(nobody.organization, undefined);
+    // The group membership mapper writes an empty claim for a user in no organization.
+    assert.deepEqual(nobody.organization ?? {}, {});
   });
 
   it('lets the operator client list organizations with its client credentials', async function () {
@@ -111,13 +115,22 @@ describe('local Keycloak (real server, realm aiplane)', function () {
     );
   });
 
-  it("lets the api client read a user's realm role mappings and organizations, but not create organizations", async function () {
+  it("lets the api client read a user's realm role mappings, organizations and groups in each, but not create organizations", async function () {
     const token = await clientToken(info().clients.api);
     const member = info().users.member.id;
     const roles = await adminGet(token, `/users/${member}/role-mappings/realm`);
     assert.equal(roles.status, 200);
     const names = ((await roles.json()) as { name: string }[]).map((r) => r.name);
-    assert.ok(names.includes('can_access_api'));
+    assert.ok(names.includes('default-roles-aiplane'), names.join());
+    const groups = await adminGet(
+      token,
+      `/organizations/${info().organization.id}/members/${member}/groups`,
+    );
+    assert.equal(groups.status, 200);
+    assert.deepEqual(
+      ((await groups.json()) as { path: string }[]).map((g) => g.path),
+      ['/can_access_api'],
+    );
     const orgs = await adminGet(token, `/organizations/members/${member}/organizations`);
     assert.equal(orgs.status, 200);
     assert.deepEqual(

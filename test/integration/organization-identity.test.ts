@@ -137,6 +137,14 @@ describe('a tenant whose organization is deleted in Keycloak and re-created by t
         (s) => s.metadata.labels?.[ORGANIZATION_LABEL] === newOrganizationId,
       ),
     );
+    // The operator gave the new organization its permission groups (docs/adr/0022) before
+    // anyone added a member to one.
+    const groups = await kcAdmin(`/organizations/${newOrganizationId}/groups`);
+    assert.deepEqual(((await groups.json()) as { name: string }[]).map((g) => g.name).sort(), [
+      'can_access_api',
+      'can_edit_config',
+      'can_manage_models',
+    ]);
     // Keycloak removed the memberships with the organization: an administrator adds them again.
     await addMembers(newOrganizationId);
 

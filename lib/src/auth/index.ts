@@ -2,6 +2,7 @@ export { API_KEY_PREFIX, generateApiKey } from './api-key-format.js';
 export { type ApiKeyRecord, ApiKeyStore } from './api-key-store.js';
 export { Authenticator } from './authenticator.js';
 export {
+  actingOrganization,
   authenticate,
   callerOrganization,
   ORGANIZATION_HEADER,
@@ -10,4 +11,12 @@ export {
   requirePermission,
   requirePlatformAdmin,
 } from './middleware.js';
-export { hasPermission, isPlatformAdmin, PERMISSIONS, type Principal } from './principal.js';
+export {
+  hasPermission,
+  isPlatformAdmin,
+  type OrganizationRef,
+  type Permission,
+  PERMISSIONS,
+  permissionsIn,
+  type Principal,
+} from './principal.js';

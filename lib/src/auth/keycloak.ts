@@ -9,8 +9,12 @@ import {
   IdentityProviderUnavailable,
   type UserAccess,
 } from './identity-provider.js';
+import { permissionsFromGroups } from './principal.js';
 
-/** The API's view of Keycloak: a user's current roles and organizations (admin REST API). */
+/**
+ * The API's view of Keycloak: a user's current roles, organizations and groups in each
+ * (admin REST API).
+ */
 export class KeycloakIdentityProvider implements IdentityProvider {
   private readonly admin: KeycloakAdminClient;
 
@@ -31,12 +35,26 @@ export class KeycloakIdentityProvider implements IdentityProvider {
           `/organizations/members/${id}/organizations`,
         ),
       ]);
+      // The groups the user is in, per organization: what the token's organization group
+      // membership claim carries for a JWT caller (permissionsFromGroups reads both).
+      const organizations = await Promise.all(
+        (orgs ?? []).map(async (o) => {
+          const groups = await this.admin.get<{ path: string }[]>(
+            `/organizations/${encodeURIComponent(o.id)}/members/${id}/groups?briefRepresentation=true`,
+          );
+          return {
+            id: o.id,
+            alias: o.alias,
+            permissions: permissionsFromGroups((groups ?? []).map((g) => g.path)),
+          };
+        }),
+      );
       return {
         userId: user.id,
         username: user.username,
         enabled: user.enabled,
         roles: new Set((roles ?? []).map((r) => r.name)),
-        organizations: (orgs ?? []).map((o) => ({ id: o.id, alias: o.alias })),
+        organizations,
       };
     } catch (err) {
       // Any failure to ask (including an unexpected 4xx from a misconfigured client) means we

@@ -30,13 +30,31 @@ export function principalOf(res: Response): Principal {
   return p;
 }
 
+/**
+ * The caller must hold `permission` in the organization the request acts in (docs/adr/0022).
+ * When no organization can be chosen yet (several and no header, or none), holding it anywhere
+ * lets the request on; a route that then acts in an organization still needs one named
+ * (`callerOrganization`, 400 `organization_required`) and is checked against it by its own
+ * guard, since the organization a request acts in is decided the same way everywhere.
+ */
 export function requirePermission(permission: Permission): RequestHandler {
-  return (_req, res, next) => {
-    if (!hasPermission(principalOf(res), permission)) {
+  return (req, res, next) => {
+    const principal = principalOf(res);
+    if (!hasPermission(principal, permission, actingOrganization(req, principal))) {
       throw new ApiError('permission_denied', `this route needs the ${permission} permission`);
     }
     next();
   };
+}
+
+/** The organization a request acts in, or undefined when none can be chosen (no header). */
+export function actingOrganization(req: Request, principal: Principal): string | undefined {
+  try {
+    return organizationOf(req, principal);
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'organization_required') return undefined;
+    throw err;
+  }
 }
 
 export function requirePlatformAdmin(

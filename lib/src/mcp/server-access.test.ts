@@ -7,7 +7,7 @@ import {
   type McpServer,
   type TenantLifecycle,
 } from '@aiplane/crds';
-import type { Principal } from '../auth/principal.js';
+import type { Permission, Principal } from '../auth/principal.js';
 import { mayUseServer } from './server-access.js';
 
 const ORG = '0b7c6f1e-4a53-4a0e-9d55-1f1f6f1f6f1f';
@@ -41,11 +41,15 @@ function server(namespace: string, organizationId?: string, deleting = false): M
   };
 }
 
-function principal(orgs: string[], roles: string[] = []): Principal {
+function principal(
+  orgs: string[],
+  roles: string[] = [],
+  permissions: Permission[] = ['can_access_api'],
+): Principal {
   return {
     userId: 'u1',
     roles: new Set(roles),
-    organizations: orgs.map((id) => ({ id, alias: id.slice(0, 4) })),
+    organizations: orgs.map((id) => ({ id, alias: id.slice(0, 4), permissions })),
     via: 'jwt',
   };
 }
@@ -59,8 +63,27 @@ describe('mayUseServer (the one decision of the API and the gateway)', () => {
 
   it('refuses a member of another organization, and lets a platform admin through', () => {
     assert.equal(mayUseServer(tenants, principal([OTHER]), server('tenant-acme', ORG)), false);
-    const admin = principal([], ['platform-admin']);
+    const admin = principal([], ['platform-admin', 'can_access_api']);
     assert.equal(mayUseServer(tenants, admin, server('tenant-acme', ORG)), true);
+  });
+
+  it('refuses a member without can_access_api in the server’s organization (held elsewhere or not at all)', () => {
+    assert.equal(
+      mayUseServer(tenants, principal([ORG], [], []), server('tenant-acme', ORG)),
+      false,
+    );
+    const elsewhere: Principal = {
+      ...principal([]),
+      organizations: [
+        { id: ORG, alias: 'acme', permissions: ['can_edit_config'] },
+        { id: OTHER, alias: 'other', permissions: ['can_access_api'] },
+      ],
+    };
+    assert.equal(mayUseServer(tenants, elsewhere, server('tenant-acme', ORG)), false);
+    assert.equal(mayUseServer(tenants, elsewhere, server('tenant-other', OTHER)), true);
+    // A realm role grants it in every organization.
+    const platformWide = principal([ORG], ['can_access_api'], []);
+    assert.equal(mayUseServer(tenants, platformWide, server('tenant-acme', ORG)), true);
   });
 
   it('does not trust the label alone: the server must live in that organization’s namespace', () => {

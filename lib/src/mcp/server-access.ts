@@ -1,5 +1,5 @@
 import { metaTime, ORGANIZATION_LABEL, type McpServer, type TenantLifecycle } from '@aiplane/crds';
-import { isPlatformAdmin, type Principal } from '../auth/principal.js';
+import { hasPermission, isPlatformAdmin, type Principal } from '../auth/principal.js';
 import { ApiError } from '../errors/api-error.js';
 import type { ResourceCache } from '../kube/resource-cache.js';
 import { organizationNamespace } from './organization-namespace.js';
@@ -13,8 +13,9 @@ export function serverAccessDenied(): ApiError {
 
 /**
  * Whether `principal` may use `server` acting in `organizationId` (by default the server's own
- * organization label): a member of that organization, or a platform admin; the server lives in
- * that organization's tenant namespace (a label alone is not trusted) and is not being deleted.
+ * organization label): a member of that organization, or a platform admin, holding
+ * can_access_api there; the server lives in that organization's tenant namespace (a label alone
+ * is not trusted) and is not being deleted.
  * The API and the gateway both decide with this function.
  */
 export function mayUseServer(
@@ -26,6 +27,8 @@ export function mayUseServer(
   if (!organizationId) return false;
   const member = principal.organizations.some((o) => o.id === organizationId);
   if (!member && !isPlatformAdmin(principal)) return false;
+  // An API router: can_access_api in the server's organization (spec: core-api.md, Permissions).
+  if (!hasPermission(principal, 'can_access_api', organizationId)) return false;
   if (server.metadata.namespace !== organizationNamespace(tenants, organizationId)) return false;
   return metaTime(server.metadata, 'deletionTimestamp') === undefined;
 }

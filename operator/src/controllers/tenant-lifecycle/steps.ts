@@ -124,11 +124,13 @@ export async function ensureOrganization(
         `an organization with alias ${slug} exists and was not created for this tenant; remove it or use another slug`,
       );
     }
-    if (existing)
+    if (existing) {
+      await orgs.ensurePermissionGroups(existing.id);
       return {
         ...ready('OrganizationReady', `organization ${slug} is ready`),
         organizationId: existing.id,
       };
+    }
     // Gone after it was recorded: report it (Degraded) and recreate it only once the repair
     // delay has passed since the report, whatever wakes the controller up meanwhile.
     const recorded = tl.status?.organizationId;
@@ -148,6 +150,7 @@ export async function ensureOrganization(
       description: tl.spec.displayName,
       tenantUid: uid,
     });
+    await orgs.ensurePermissionGroups(created.id);
     return {
       ...ready('OrganizationCreated', `organization ${slug} created`),
       organizationId: created.id,

@@ -3,6 +3,7 @@ import {
   type KeycloakAdminOptions,
   KeycloakRequestFailed,
 } from '@aiplane/lib';
+import { PERMISSIONS } from '@aiplane/lib/auth';
 import {
   type Organization,
   type OrganizationProvider,
@@ -93,6 +94,20 @@ export class KeycloakOrganizations implements OrganizationProvider {
       );
     }
     return { id, alias: input.alias, name: input.name, tenantUid: input.tenantUid };
+  }
+
+  async ensurePermissionGroups(id: string): Promise<void> {
+    const path = `/organizations/${encodeURIComponent(id)}/groups`;
+    const groups = (await this.admin.get<{ name: string }[]>(`${path}?max=1000`)) ?? [];
+    for (const name of PERMISSIONS.filter((p) => !groups.some((g) => g.name === p))) {
+      try {
+        const res = await this.admin.request('POST', path, { name });
+        await res.body?.cancel();
+      } catch (err) {
+        // 409: created meanwhile (another reconcile, or an administrator): the wanted state.
+        if (!(err instanceof KeycloakRequestFailed && err.status === 409)) throw err;
+      }
+    }
   }
 
   async delete(id: string): Promise<void> {

@@ -17,6 +17,11 @@ export interface OrganizationProvider {
     tenantUid: string;
   }): Promise<Organization>;
   delete(id: string): Promise<void>;
+  /**
+   * The organization has one group per permission (`can_access_api`, …), created when missing:
+   * membership grants the permission in that organization (docs/adr/0022).
+   */
+  ensurePermissionGroups(id: string): Promise<void>;
 }
 
 /** The attribute that marks an organization as created for a tenant (its uid). */
