@@ -12,6 +12,8 @@ import { errorMiddleware, notFound } from '@aiplane/lib/errors';
 import { pathOnly, probeRoutes, requestLog } from '@aiplane/lib/service';
 import type { TenantLifecycle } from '@aiplane/crds';
 import { agentsRouter, type AgentsRouterOptions } from './agents/routes.js';
+import { resourceProfilesRouter } from './inference/resource-profile-routes.js';
+import type { ResourceProfiles } from './inference/resource-profiles.js';
 import { apiKeysRouter } from './keys/routes.js';
 import type { McpOAuthLinking } from './mcp/oauth/oauth-linking.js';
 import { mcpOAuthRouter } from './mcp/oauth/routes.js';
@@ -45,6 +47,8 @@ export interface AppDeps {
   config: SystemConfiguration;
   /** The branding theme (platform settings). */
   branding: Branding;
+  /** Infrastructure profiles for model deployment. */
+  resourceProfiles: ResourceProfiles;
   /** Readiness beyond the process being up (database reachable, …). */
   ready?: () => Promise<boolean>;
 }
@@ -72,6 +76,7 @@ export function createApp(deps: AppDeps): Express {
   v1.use('/translations', translationsRouter({ translations: deps.translations }));
   v1.use('/config', configRouter({ config: deps.config }));
   v1.use('/branding', brandingRouter({ branding: deps.branding }));
+  v1.use('/resource-profiles', resourceProfilesRouter({ profiles: deps.resourceProfiles }));
   app.use('/v1', v1);
 
   app.use(notFound);

@@ -7,3 +7,4 @@ export type { TenantRecord } from './tenants/record.js';
 export type { ServerCondition, ServerRecord, ServerStatusRecord } from './mcp/server-record.js';
 export { API_RULES, API_TENANT_RULES } from './rbac.js';
 export { OrganizationRows } from './tenants/organization-rows.js';
+export { podSchedulingOf, type ResourceProfile } from './inference/resource-profiles.js';

@@ -13,6 +13,8 @@ import { WorkloadAdmission } from './mcp/workload-admission.js';
 import { AgentStore } from './agents/store.js';
 import { Branding } from './platform/branding.js';
 import { ThemeStore } from './platform/branding-store.js';
+import { ResourceProfiles } from './inference/resource-profiles.js';
+import { ResourceProfileStore } from './inference/resource-profile-store.js';
 import { SystemConfiguration } from './platform/config.js';
 import { ConfigStore } from './platform/config-store.js';
 import { TranslationStore } from './platform/translation-store.js';
@@ -110,6 +112,7 @@ export async function startApi(
     translations: new Translations(new TranslationStore(db)),
     config: new SystemConfiguration(new ConfigStore(db)),
     branding: new Branding(new ThemeStore(db)),
+    resourceProfiles: new ResourceProfiles(new ResourceProfileStore(db)),
     authenticator: platform.authenticator,
     ready: () => platform.ready(),
   };

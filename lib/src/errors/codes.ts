@@ -75,6 +75,15 @@ export const ERROR_CODES = {
       'If-Match names another version of the configuration than the current one (it changed since it was read)',
   },
 
+  // Resource profiles (docs/adr/0023)
+  resource_profile_not_found: {
+    status: 404,
+    description: 'no resource profile of the organization has this name',
+  },
+  resource_profile_exists: {
+    status: 409,
+    description: 'the organization already has a resource profile of this name',
+  },
   // Agents (spec: "Other agent request fields: not shown"; docs/agents.md)
   agent_not_found: { status: 404, description: 'no agent of the organization has this id' },
   agent_modification_denied: {
