@@ -40,7 +40,11 @@ export function principalOf(res: Response): Principal {
 export function requirePermission(permission: Permission): RequestHandler {
   return (req, res, next) => {
     const principal = principalOf(res);
-    if (!hasPermission(principal, permission, actingOrganization(req, principal))) {
+    // Held nowhere: refused as such, before the organization is looked at.
+    const held =
+      hasPermission(principal, permission) &&
+      hasPermission(principal, permission, actingOrganization(req, principal));
+    if (!held) {
       throw new ApiError('permission_denied', `this route needs the ${permission} permission`);
     }
     next();

@@ -177,7 +177,10 @@ describe('permissions per organization (docs/adr/0022)', function () {
     // Several organizations and no header: held somewhere lets it on (the route then needs one).
     assert.equal(guard(p), undefined);
     assert.equal(guard(principal([], [acme])), 'permission_denied');
-    // Naming an organization that is not the caller's is refused as such.
-    assert.equal(guard(principal([], [acme]), beta.id), 'organization_access_denied');
+    // Naming an organization that is not the caller's is refused as such…
+    const other = { ...acme, id: '33333333-3333-3333-3333-333333333333', alias: 'other' };
+    assert.equal(guard(principal([], [beta]), other.id), 'organization_access_denied');
+    // …unless the caller holds the permission nowhere: that is the refusal then.
+    assert.equal(guard(principal([], [acme]), beta.id), 'permission_denied');
   });
 });
