@@ -74,6 +74,10 @@ export const ERROR_CODES = {
     description:
       'If-Match names another version of the configuration than the current one (it changed since it was read)',
   },
+  branding_logo_not_found: {
+    status: 404,
+    description: 'the organization has no branding logo (none was uploaded, or it was reset)',
+  },
 
   // Agents (spec: "Other agent request fields: not shown"; docs/agents.md)
   agent_not_found: { status: 404, description: 'no agent of the organization has this id' },

@@ -1,0 +1,8 @@
+// The part of jsdom the SVG sanitiser uses. Its own typings (@types/jsdom) reference the DOM
+// type library, which would change global types for every workspace importing the API.
+declare module 'jsdom' {
+  export class JSDOM {
+    constructor(html?: string);
+    readonly window: unknown;
+  }
+}
