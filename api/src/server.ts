@@ -15,6 +15,8 @@ import { Branding } from './platform/branding.js';
 import { ThemeStore } from './platform/branding-store.js';
 import { SystemConfiguration } from './platform/config.js';
 import { ConfigStore } from './platform/config-store.js';
+import { BrandingLogo } from './platform/logo.js';
+import { LogoStore } from './platform/logo-store.js';
 import { TranslationStore } from './platform/translation-store.js';
 import { Translations } from './platform/translations.js';
 import { TenantStore } from './tenants/store.js';
@@ -110,6 +112,7 @@ export async function startApi(
     translations: new Translations(new TranslationStore(db)),
     config: new SystemConfiguration(new ConfigStore(db)),
     branding: new Branding(new ThemeStore(db)),
+    logo: new BrandingLogo(new LogoStore(db)),
     authenticator: platform.authenticator,
     ready: () => platform.ready(),
   };

@@ -15,6 +15,7 @@ const TABLES: readonly { name: string; unique?: readonly string[]; setting?: tru
   { name: 'translation_overrides', unique: ['language', 'namespace', 'key'], setting: true },
   { name: 'organization_config', unique: [], setting: true },
   { name: 'branding_themes', unique: [], setting: true },
+  { name: 'branding_logos', unique: [], setting: true },
 ];
 const SETTINGS = TABLES.filter((t) => t.setting).map((t) => t.name);
 
