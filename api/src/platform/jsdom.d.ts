@@ -5,4 +5,10 @@ declare module 'jsdom' {
     constructor(html?: string);
     readonly window: unknown;
   }
+  /**
+   * `module.exports` of the CommonJS package: what both Node's import of it and the image
+   * bundle's chunk (which has no named exports) answer as `default`.
+   */
+  const exports: { JSDOM: typeof JSDOM };
+  export default exports;
 }

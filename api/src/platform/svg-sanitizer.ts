@@ -197,11 +197,13 @@ let dom: Promise<Dom> | undefined;
  */
 function loadDom(): Promise<Dom> {
   dom ??= (async () => {
-    const [{ JSDOM }, { default: createDOMPurify }] = await Promise.all([
+    // jsdom through `default` (module.exports): a bundle chunk of a CommonJS module has no
+    // named exports.
+    const [{ default: jsdom }, { default: createDOMPurify }] = await Promise.all([
       import('jsdom'),
       import('dompurify'),
     ]);
-    const { window } = new JSDOM('');
+    const { window } = new jsdom.JSDOM('');
     const purify = createDOMPurify(window as Parameters<typeof createDOMPurify>[0]);
     return { window: window as DomWindow, purify: purify as unknown as Purifier };
   })();
