@@ -22,6 +22,8 @@ import { meRouter } from './me/routes.js';
 import { brandingRouter } from './platform/branding-routes.js';
 import type { Branding } from './platform/branding.js';
 import { configRouter } from './platform/config-routes.js';
+import type { BrandingLogo } from './platform/logo.js';
+import { logoRouter } from './platform/logo-routes.js';
 import type { SystemConfiguration } from './platform/config.js';
 import { translationsRouter } from './platform/translation-routes.js';
 import type { Translations } from './platform/translations.js';
@@ -49,6 +51,8 @@ export interface AppDeps {
   branding: Branding;
   /** Infrastructure profiles for model deployment. */
   resourceProfiles: ResourceProfiles;
+  /** The branding logo (platform settings). */
+  logo: BrandingLogo;
   /** Readiness beyond the process being up (database reachable, …). */
   ready?: () => Promise<boolean>;
 }
@@ -63,6 +67,8 @@ export function createApp(deps: AppDeps): Express {
   // Every API router: authentication, then can_access_api (spec: core-api.md, Permissions).
   const v1 = express.Router();
   v1.use(authenticate(deps.authenticator), requirePermission('can_access_api'));
+  // Before the JSON parser: a logo upload is raw bytes whatever Content-Type it claims.
+  v1.use('/branding/logo', logoRouter({ logo: deps.logo }));
   v1.use(express.json({ limit: '1mb' }));
   v1.use('/me', meRouter());
   v1.use('/api-keys', apiKeysRouter({ apiKeys: deps.apiKeys }));

@@ -17,6 +17,8 @@ import { ResourceProfiles } from './inference/resource-profiles.js';
 import { ResourceProfileStore } from './inference/resource-profile-store.js';
 import { SystemConfiguration } from './platform/config.js';
 import { ConfigStore } from './platform/config-store.js';
+import { BrandingLogo } from './platform/logo.js';
+import { LogoStore } from './platform/logo-store.js';
 import { TranslationStore } from './platform/translation-store.js';
 import { Translations } from './platform/translations.js';
 import { TenantStore } from './tenants/store.js';
@@ -113,6 +115,7 @@ export async function startApi(
     config: new SystemConfiguration(new ConfigStore(db)),
     branding: new Branding(new ThemeStore(db)),
     resourceProfiles: new ResourceProfiles(new ResourceProfileStore(db)),
+    logo: new BrandingLogo(new LogoStore(db)),
     authenticator: platform.authenticator,
     ready: () => platform.ready(),
   };

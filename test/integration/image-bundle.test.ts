@@ -19,7 +19,7 @@ import {
   type ManagedProcess,
 } from '@aiplane/hack';
 import { bundleImage, type BundleResult } from '../../hack/src/image/bundle.js';
-import { call, keycloak } from './api-helpers.js';
+import { call, keycloak, ORG_SCOPE, tokenFor } from './api-helpers.js';
 import { environment, kubeConfig } from './harness.js';
 import { uniqueName } from './kube-helpers.js';
 import { rememberedSecrets, rememberSecret } from './secrets.js';
@@ -232,6 +232,30 @@ describe('the image bundle, run from a directory outside the repository', functi
       assert.equal(body.error.code, 'authentication_required');
       assert.equal(typeof body.error.message, 'string');
       assert.equal(r.headers.get('www-authenticate'), 'Bearer realm="aiplane"');
+    });
+
+    it('sanitises an uploaded SVG logo (jsdom and DOMPurify from the bundle) and serves it sandboxed', async function () {
+      const headers = {
+        authorization: `Bearer ${await tokenFor('admin', ORG_SCOPE)}`,
+        'x-aiplane-organization': keycloak().organization.id,
+      };
+      const svg =
+        '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(1)</script>' +
+        '<style>.a{fill:#2457d6}</style><rect id="keep" class="a" width="4" height="4"/></svg>';
+      const up = await fetch(`${url}/v1/branding/logo`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'image/svg+xml' },
+        body: svg,
+      });
+      assert.equal(up.status, 200, await up.text());
+      const r = await fetch(`${url}/v1/branding/logo`, { headers });
+      const served = await r.text();
+      assert.equal(r.status, 200, served);
+      assert.match(r.headers.get('content-type') ?? '', /^image\/svg\+xml/);
+      assert.match(r.headers.get('content-security-policy') ?? '', /^sandbox;/);
+      assert.ok(served.includes('<rect id="keep" class="a"'), served);
+      assert.ok(served.includes('.a{fill:#2457d6}'), served);
+      assert.ok(!/script|onload/i.test(served), served);
     });
 
     it('stops on SIGTERM with exit code 0', async function () {

@@ -38,10 +38,17 @@ describe('organization rows: moving to a re-created organization’s id (real Po
       { organization_id: newId, config: JSON.stringify({ retrieval_k: 9 }), version: 1 },
     ]);
     await db('branding_themes').insert({ organization_id: oldId, theme: '{"product_name":"x"}' });
+    const logo = (organization_id: string, etag: string) => ({
+      organization_id,
+      content: Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" id="${etag}"/>`),
+      content_type: 'image/svg+xml',
+      etag,
+    });
+    await db('branding_logos').insert([logo(oldId, '"old"'), logo(newId, '"new"')]);
     await db('agents').insert({ organization_id: oldId, created_by: 'u', name: 'a' });
 
     const rows = new OrganizationRows(db);
-    // Moved: cancel, the theme and the agent; the old save and config gave way to the new ones.
+    // Moved: cancel, the theme and the agent; the old save, config and logo gave way to the new.
     assert.equal(await rows.move([oldId], newId), 3);
     assert.deepEqual(
       await db('translation_overrides')
@@ -58,8 +65,16 @@ describe('organization rows: moving to a re-created organization’s id (real Po
       [{ config: { retrieval_k: 9 } }],
     );
     assert.equal((await db('branding_themes').where({ organization_id: newId })).length, 1);
+    assert.deepEqual(await db('branding_logos').where({ organization_id: newId }).select('etag'), [
+      { etag: '"new"' },
+    ]);
     assert.equal((await db('agents').where({ organization_id: newId })).length, 1);
-    for (const table of ['translation_overrides', 'organization_config', 'branding_themes']) {
+    for (const table of [
+      'translation_overrides',
+      'organization_config',
+      'branding_themes',
+      'branding_logos',
+    ]) {
       assert.equal((await db(table).where({ organization_id: oldId })).length, 0, table);
     }
     assert.equal(await rows.move([oldId], newId), 0, 'a second move finds nothing');

@@ -113,16 +113,27 @@ describe('agents of a deleted tenant (API, operator, kube-apiserver, PostgreSQL,
       assert.equal((await admin('PATCH', '/v1/config', { retrieval_k: 9 })).status, 200);
       const theme = (await admin('GET', '/v1/branding/theme')).json();
       assert.equal((await admin('PUT', '/v1/branding/theme', theme)).status, 200);
+      // The logo row as the logo store writes it (an upload is raw bytes, not this JSON caller).
+      await query(
+        `insert into branding_logos (organization_id, content, content_type, etag)
+         values ($1, $2, 'image/svg+xml', '"e"')`,
+        [t.organizationId, Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>')],
+      );
     }
     const settingRows = async (organizationId: string) => {
       let n = 0;
-      for (const table of ['translation_overrides', 'organization_config', 'branding_themes']) {
+      for (const table of [
+        'translation_overrides',
+        'organization_config',
+        'branding_themes',
+        'branding_logos',
+      ]) {
         n += (await query(`select 1 from ${table} where organization_id = $1`, [organizationId]))
           .length;
       }
       return n;
     };
-    assert.equal(await settingRows(doomed.organizationId), 3);
+    assert.equal(await settingRows(doomed.organizationId), 4);
 
     const del = await adminCall(`${api?.url}/v1/admin/tenants/${doomed.id}`, { method: 'DELETE' });
     assert.equal(del.status, 202, del.text);
@@ -150,7 +161,7 @@ describe('agents of a deleted tenant (API, operator, kube-apiserver, PostgreSQL,
       async () => (await settingRows(doomed.organizationId)) === 0,
       { timeoutMs: CLEANUP_WITHIN_MS },
     );
-    assert.equal(await settingRows(kept.organizationId), 3);
+    assert.equal(await settingRows(kept.organizationId), 4);
 
     assert.deepEqual(await agentRows(kept.organizationId), [other.id]);
     const still = await memberIn(kept)('GET', `/v1/agents/${other.id}`);

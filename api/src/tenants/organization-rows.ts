@@ -16,6 +16,7 @@ const TABLES: readonly { name: string; unique?: readonly string[]; setting?: tru
   { name: 'organization_config', unique: [], setting: true },
   { name: 'branding_themes', unique: [], setting: true },
   { name: 'resource_profiles', unique: ['name'], setting: true },
+  { name: 'branding_logos', unique: [], setting: true },
 ];
 const SETTINGS = TABLES.filter((t) => t.setting).map((t) => t.name);
 

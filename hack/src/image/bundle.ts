@@ -1,9 +1,9 @@
 // `make image-bundle`: bundles the api, the gateway and the operator into dist/image, the only
 // thing the container image carries (docs/adr/0013-container-image.md).
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Metafile } from 'esbuild';
+import { build, type Metafile, type Plugin } from 'esbuild';
 import { repoRoot } from '../paths.js';
 import { COMPONENTS } from './components.js';
 
@@ -30,6 +30,67 @@ export const NOT_BUNDLED = [
   'bufferutil',
   'utf-8-validate',
 ] as const;
+
+/**
+ * Files of dependencies that find files of their own package at run time, where the image has
+ * no package: each such expression is replaced at build time (the build fails when one is not
+ * found, so an upgrade that moves it cannot slip through). jsdom (the API's SVG sanitiser):
+ * its default style sheet, read with `fs.readFileSync(__dirname…)`, is inlined; its
+ * synchronous XMLHttpRequest worker, located with `require.resolve` when the module loads, is
+ * not in the image (the sanitiser makes no requests). css-tree (under jsdom) loads its JSON
+ * data with `createRequire(import.meta.url)`: made a plain `require` that esbuild bundles.
+ */
+export const RUN_TIME_FILES: readonly {
+  file: RegExp;
+  replace: (source: string, path: string) => Promise<string>;
+}[] = [
+  {
+    file: /[\\/]jsdom[\\/]lib[\\/]jsdom[\\/]living[\\/]css[\\/]helpers[\\/]computed-style\.js$/,
+    replace: async (source, path) => {
+      const read =
+        /fs\.readFileSync\(\s*path\.resolve\(__dirname, "([^"]+\.css)"\),\s*\{ encoding: "utf-8" \}\s*\)/;
+      const css = read.exec(source)?.[1];
+      if (css === undefined) throw new Error(`${path}: the style sheet read was not found`);
+      return source.replace(read, JSON.stringify(await readFile(join(dirname(path), css), 'utf8')));
+    },
+  },
+  {
+    file: /[\\/]jsdom[\\/]lib[\\/]jsdom[\\/]living[\\/]xhr[\\/]XMLHttpRequest-impl\.js$/,
+    replace: (source, path) =>
+      Promise.resolve(
+        replaceOnce(
+          source,
+          'require.resolve("./xhr-sync-worker.js")',
+          '"jsdom xhr-sync-worker.js is not in the image"',
+          path,
+        ),
+      ),
+  },
+  {
+    file: /[\\/]css-tree[\\/]lib[\\/](?:data|data-patch|version)\.js$/,
+    replace: (source, path) =>
+      Promise.resolve(
+        replaceOnce(source, 'const require = createRequire(import.meta.url);', '', path),
+      ),
+  },
+];
+
+function replaceOnce(source: string, find: string, by: string, path: string): string {
+  if (!source.includes(find)) throw new Error(`${path}: "${find}" was not found`);
+  return source.replace(find, by);
+}
+
+const runTimeFiles: Plugin = {
+  name: 'aiplane-run-time-files',
+  setup(b) {
+    for (const { file, replace } of RUN_TIME_FILES) {
+      b.onLoad({ filter: file }, async ({ path }) => ({
+        contents: await replace(await readFile(path, 'utf8'), path),
+        loader: 'js',
+      }));
+    }
+  },
+};
 
 /**
  * CommonJS dependencies (express, pg, knex, pino, …) use `require`, `__filename` and
@@ -81,6 +142,7 @@ export async function bundleImage(outDir: string): Promise<BundleResult> {
     chunkNames: 'chunks/[name]-[hash]',
     banner: { js: CJS_SHIM },
     external: [...NOT_BUNDLED],
+    plugins: [runTimeFiles],
     sourcemap: 'external',
     metafile: true,
     write: false,

@@ -74,6 +74,10 @@ export const ERROR_CODES = {
     description:
       'If-Match names another version of the configuration than the current one (it changed since it was read)',
   },
+  branding_logo_not_found: {
+    status: 404,
+    description: 'the organization has no branding logo (none was uploaded, or it was reset)',
+  },
 
   // Resource profiles (docs/adr/0023)
   resource_profile_not_found: {

@@ -7,6 +7,7 @@ import * as mcpOAuthHardening from './migrations/0005-mcp-oauth-hardening.js';
 import * as translations from './migrations/0006-translations.js';
 import * as platformConfig from './migrations/0007-platform-config.js';
 import * as branding from './migrations/0008-branding.js';
+import * as brandingLogo from './migrations/0009-branding-logo.js';
 import * as resourceProfiles from './migrations/0010-resource-profiles.js';
 
 /** Migrations in order; listed here (not read from disk) so they work from source and from a build. */
@@ -19,6 +20,7 @@ const MIGRATIONS: { name: string; up(k: Knex): Promise<void>; down(k: Knex): Pro
   translations,
   platformConfig,
   branding,
+  brandingLogo,
   resourceProfiles,
 ];
 
