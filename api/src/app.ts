@@ -124,6 +124,7 @@ const API_TAGS = [
   { name: 'translations', description: 'Translation overrides of the portal.' },
   { name: 'config', description: 'System configuration.' },
   { name: 'branding', description: 'The portal’s branding theme.' },
+  { name: 'resource-profiles', description: 'Infrastructure profiles for model deployment.' },
   { name: 'speech', description: 'Speech-to-text.' },
   { name: 'documentation', description: 'This document and the pages that show it.' },
   { name: 'probes', description: 'Liveness and readiness.' },
