@@ -25,7 +25,7 @@ const fakeAuth =
     res.locals.principal = {
       userId: 'u',
       roles: new Set(roles),
-      organizations: [{ id: 'org-1', alias: 'org' }],
+      organizations: [{ id: 'org-1', alias: 'org', permissions: [] }],
       via: 'jwt',
     };
     next();
