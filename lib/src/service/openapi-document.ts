@@ -162,7 +162,9 @@ function errorCodesOf(route: DocumentedRoute, op: OperationSpec): ErrorCode[] {
   if (route.permissions.length > 0) codes.push('permission_denied');
   if (op.platformAdmin) codes.push(op.platformAdmin);
   if (op.organization) codes.push(...ORGANIZATION_ERRORS);
-  if (op.body || op.serviceBody) codes.push('request_too_large', 'unsupported_media_type');
+  if (op.body || op.serviceBody || op.binaryBody) {
+    codes.push('request_too_large', 'unsupported_media_type');
+  }
   codes.push(...(op.errors ?? []));
   return [...new Set(codes)];
 }
@@ -284,7 +286,20 @@ function operationObject(route: DocumentedRoute, op: OperationSpec, c: Component
             content: { 'application/json': { schema: c.ref(bodySchema) } },
           },
         }
-      : {}),
+      : op.binaryBody
+        ? {
+            requestBody: {
+              required: true,
+              description: op.binaryBody.description,
+              content: Object.fromEntries(
+                op.binaryBody.mediaTypes.map((t) => [
+                  t,
+                  { schema: { type: 'string', contentMediaType: t } },
+                ]),
+              ),
+            },
+          }
+        : {}),
     responses,
     ...(op.public ? { security: [] } : op.websocket ? { security: [{ WebSocketToken: [] }] } : {}),
     ...(route.permissions.length > 0 ? { 'x-aiplane-permissions': route.permissions } : {}),

@@ -53,6 +53,11 @@ export interface OperationSpec<
    * must come first or a message of its own); documented, not checked here.
    */
   serviceBody?: TSchema;
+  /**
+   * A body that is not JSON (an uploaded file): read by `parser` after the guards, documented
+   * as binary content of these media types.
+   */
+  binaryBody?: { mediaTypes: readonly string[]; description: string; parser: RequestHandler };
   /** Query parameters (an object of strings), validated here before the handler. */
   query?: Q;
   /** Path parameters' schemas; a parameter not named here is a string. */
@@ -105,12 +110,13 @@ export function operation<
   Q extends TSchema | undefined = undefined,
   O extends boolean = false,
 >(router: IRouter, spec: OperationSpec<B, Q, O>, handler: OperationHandler<B, Q, O>): void {
-  if (spec.body !== undefined && spec.serviceBody !== undefined) {
-    throw new Error(`${spec.operationId}: declare body or serviceBody, not both`);
+  if ([spec.body, spec.serviceBody, spec.binaryBody].filter((b) => b !== undefined).length > 1) {
+    throw new Error(`${spec.operationId}: declare one of body, serviceBody and binaryBody`);
   }
   const guards: RequestHandler[] = [];
   if (spec.platformAdmin) guards.push(requirePlatformAdmin(spec.platformAdmin));
   if (spec.permission) guards.push(requirePermission(spec.permission));
+  if (spec.binaryBody) guards.push(spec.binaryBody.parser);
   const parseQuery = spec.query ? validator(spec.query) : undefined;
   const parseBody = spec.body ? validator(spec.body) : undefined;
   const run: RequestHandler = async (req, res) => {
