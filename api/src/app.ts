@@ -2,16 +2,20 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import express, { type Express } from 'express';
 import type { Logger, ResourceCache } from '@aiplane/lib';
-import {
-  type Authenticator,
-  authenticate,
-  requirePermission,
-  type ApiKeyStore,
-} from '@aiplane/lib/auth';
+import { type Authenticator, authenticate, type ApiKeyStore } from '@aiplane/lib/auth';
 import { errorMiddleware, notFound } from '@aiplane/lib/errors';
-import { pathOnly, probeRoutes, requestLog } from '@aiplane/lib/service';
+import {
+  authenticatedRouter,
+  documentedRoutes,
+  type OpenApiDocument,
+  openApiDocument,
+  pathOnly,
+  probeRoutes,
+  requestLog,
+} from '@aiplane/lib/service';
 import type { TenantLifecycle } from '@aiplane/crds';
 import { agentsRouter, type AgentsRouterOptions } from './agents/routes.js';
+import { docsRoutes } from './docs/routes.js';
 import { resourceProfilesRouter } from './inference/resource-profile-routes.js';
 import type { ResourceProfiles } from './inference/resource-profiles.js';
 import { apiKeysRouter } from './keys/routes.js';
@@ -27,7 +31,7 @@ import { logoRouter } from './platform/logo-routes.js';
 import type { SystemConfiguration } from './platform/config.js';
 import { translationsRouter } from './platform/translation-routes.js';
 import type { Translations } from './platform/translations.js';
-import { STT_PATH, sttUpgradeHandler } from './speech/stt-socket.js';
+import { STT_PATH, STT_ROUTE, sttUpgradeHandler } from './speech/stt-socket.js';
 import { tenantsRouter } from './tenants/routes.js';
 import type { TenantStore } from './tenants/store.js';
 
@@ -63,10 +67,16 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', false);
   app.use(requestLog(deps.logger));
   probeRoutes(app, deps.ready);
+  // Public: the document and the pages that show it (their calls are authenticated).
+  let document: OpenApiDocument | undefined;
+  docsRoutes(app, () => (document ??= apiDocument(app)));
 
   // Every API router: authentication, then can_access_api (spec: core-api.md, Permissions).
-  const v1 = express.Router();
-  v1.use(authenticate(deps.authenticator), requirePermission('can_access_api'));
+  const v1 = authenticatedRouter(
+    express.Router(),
+    authenticate(deps.authenticator),
+    'can_access_api',
+  );
   // Before the JSON parser: a logo upload is raw bytes whatever Content-Type it claims.
   v1.use('/branding/logo', logoRouter({ logo: deps.logo }));
   v1.use(express.json({ limit: '1mb' }));
@@ -87,8 +97,38 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(notFound);
   app.use(errorMiddleware(deps.logger));
+  // Built now, so a route mounted without operation() stops the start, naming it.
+  document = apiDocument(app);
   return app;
 }
+
+/** The OpenAPI document of the app's routes and its WebSocket (docs/adr/0021). */
+export function apiDocument(app: Express): OpenApiDocument {
+  return openApiDocument({
+    title: 'aiplane API',
+    version: 'v1',
+    description:
+      'The aiplane control plane API. Authenticate with a platform API key (`X-Api-Key: sk-svc-v1-…`, or as a bearer token) or a JWT of the identity provider; every `/v1` route needs the `can_access_api` permission.',
+    tags: API_TAGS,
+    routes: documentedRoutes(app),
+    extra: [STT_ROUTE],
+  });
+}
+
+const API_TAGS = [
+  { name: 'me', description: 'The caller.' },
+  { name: 'api-keys', description: 'Personal API keys.' },
+  { name: 'tenants', description: 'Tenant lifecycle administration (platform admins).' },
+  { name: 'mcp-servers', description: 'MCP servers and the caller’s credentials for them.' },
+  { name: 'agents', description: 'Agents (Custom GPTs) and their MCP servers.' },
+  { name: 'translations', description: 'Translation overrides of the portal.' },
+  { name: 'config', description: 'System configuration.' },
+  { name: 'branding', description: 'The portal’s branding theme.' },
+  { name: 'resource-profiles', description: 'Infrastructure profiles for model deployment.' },
+  { name: 'speech', description: 'Speech-to-text.' },
+  { name: 'documentation', description: 'This document and the pages that show it.' },
+  { name: 'probes', description: 'Liveness and readiness.' },
+];
 
 /** Routes WebSocket upgrades; anything but a known socket path is refused. */
 export function attachWebSockets(server: Server, deps: AppDeps): void {

@@ -15,6 +15,8 @@ command -v openssl >/dev/null || need_pkgs+=(openssl)
 command -v setpriv >/dev/null || need_pkgs+=(util-linux)
 command -v go >/dev/null || need_pkgs+=(golang-go)
 command -v curl >/dev/null || need_pkgs+=(curl ca-certificates)
+# The browser tests (the API documentation pages) drive Debian's Chromium through playwright-core.
+command -v chromium >/dev/null || need_pkgs+=(chromium)
 # Keycloak: a newer JDK already under /usr/lib/jvm wins; bookworm itself only packages 17.
 [ -n "$(pick_java_home)" ] || need_pkgs+=(openjdk-17-jre-headless)
 if [ ${#need_pkgs[@]} -gt 0 ]; then

@@ -129,9 +129,16 @@ describe('API authentication and access (real Keycloak, real PostgreSQL)', funct
     });
 
     it('answers 403 permission_denied without can_access_api on every route the app mounts (walked from its route table)', async function () {
-      // Public by design: the probes. Anything else mounted without the guard fails here,
-      // however it is added (the WebSocket /v1/stt: it/api-websocket.test.ts).
-      const PUBLIC = new Set(['GET /healthz', 'GET /readyz']);
+      // Public by design: the probes and the API documentation (docs/adr/0021). Anything else
+      // mounted without the guard fails here, however it is added (the WebSocket /v1/stt:
+      // it/api-websocket.test.ts).
+      const PUBLIC = new Set([
+        'GET /healthz',
+        'GET /readyz',
+        'GET /openapi.json',
+        'GET /docs',
+        'GET /scalar',
+      ]);
       const routes = api.routes.filter((r) => !PUBLIC.has(`${r.method} ${r.path}`));
       assert.ok(
         routes.length >= 20,

@@ -150,16 +150,24 @@ describe('the image bundle, run from a directory outside the repository', functi
     }
   });
 
-  it('holds only the entry file, one file per component and shared chunks: no node_modules, no source maps', function () {
+  it('holds only the entry file, one file per component, shared chunks and the documentation pages’ assets: no node_modules, no source maps', function () {
     assert.ok(relative(repoRoot, image).startsWith('..'), 'bundled inside the repository');
     assertNoNodeModulesAbove(image);
     const files = filesUnder(image);
     assert.deepEqual(
-      files.filter((f) => !f.startsWith('chunks/')),
+      files.filter((f) => !f.startsWith('chunks/') && !f.startsWith('assets/')),
       ['aiplane.mjs', 'api.mjs', 'gateway.mjs', 'operator.mjs'],
     );
+    assert.deepEqual(
+      files.filter((f) => f.startsWith('assets/')),
+      [
+        'assets/scalar/standalone.js',
+        'assets/swagger-ui/swagger-ui-bundle.js',
+        'assets/swagger-ui/swagger-ui.css',
+      ],
+    );
     assert.ok(
-      files.every((f) => f.endsWith('.mjs')),
+      files.every((f) => f.endsWith('.mjs') || f.startsWith('assets/')),
       `unexpected files: ${files.join(', ')}`,
     );
     assert.deepEqual(
@@ -172,7 +180,8 @@ describe('the image bundle, run from a directory outside the repository', functi
       filesUnder(`${image}-debug`).some((f) => f.endsWith('.mjs.map')),
       'no source maps beside the bundle',
     );
-    const mib = bundle.totalBytes / 2 ** 20;
+    const code = bundle.files.filter((f) => f.path.endsWith('.mjs'));
+    const mib = code.reduce((sum, f) => sum + f.bytes, 0) / 2 ** 20;
     assert.ok(mib < 24, `the bundle grew to ${mib.toFixed(1)} MiB`);
   });
 
@@ -256,6 +265,21 @@ describe('the image bundle, run from a directory outside the repository', functi
       assert.ok(served.includes('<rect id="keep" class="a"'), served);
       assert.ok(served.includes('.a{fill:#2457d6}'), served);
       assert.ok(!/script|onload/i.test(served), served);
+    });
+
+    it('serves /openapi.json, /docs and /scalar with their assets from the bundle', async function () {
+      for (const path of [
+        '/openapi.json',
+        '/docs',
+        '/docs/assets/swagger-ui-bundle.js',
+        '/docs/assets/swagger-ui.css',
+        '/scalar',
+        '/scalar/assets/standalone.js',
+      ]) {
+        const r = await fetch(`${url}${path}`);
+        assert.equal(r.status, 200, path);
+        assert.ok((await r.arrayBuffer()).byteLength > 100, `${path} is empty`);
+      }
     });
 
     it('stops on SIGTERM with exit code 0', async function () {

@@ -1,8 +1,8 @@
-import { Type } from '@sinclair/typebox';
-import { type Request, type Response, Router } from 'express';
-import { organizationOf, principalOf, isPlatformAdmin } from '@aiplane/lib/auth';
+import { type Static, Type } from '@sinclair/typebox';
+import { type Response, Router } from 'express';
+import { principalOf, isPlatformAdmin } from '@aiplane/lib/auth';
 import { ApiError } from '@aiplane/lib/errors';
-import { isUuid, Nullable, validator } from '@aiplane/lib/service';
+import { isUuid, Nullable, operation } from '@aiplane/lib/service';
 import { notProvisioned } from '../tenants/provisioning.js';
 import type { Agent, AgentStore } from './store.js';
 
@@ -19,11 +19,11 @@ const ServerIds = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
   maxItems: MAX_AGENT_SERVERS,
   uniqueItems: true,
 });
-const CreateBody = Type.Object(
+export const CreateAgentBody = Type.Object(
   { ...fields, mcp_server_ids: Type.Optional(ServerIds) },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateAgent' },
 );
-const UpdateBody = Type.Object(
+export const UpdateAgentBody = Type.Object(
   {
     name: Type.Optional(fields.name),
     description: fields.description,
@@ -32,23 +32,29 @@ const UpdateBody = Type.Object(
     // Omitted or null keeps the list; [] clears it; a list replaces it (spec: Agent link).
     mcp_server_ids: Type.Optional(Nullable(ServerIds)),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'UpdateAgent' },
 );
-const parseCreate = validator(CreateBody);
-const parseUpdate = validator(UpdateBody);
 
-export interface AgentRecord {
-  id: string;
-  organization_id: string;
-  name: string;
-  description: string | null;
-  instructions: string | null;
-  model: string | null;
-  mcp_server_ids: string[];
-  created_by: string;
-  created_at: string;
-  updated_at: string;
-}
+export const AgentRecordSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    organization_id: Type.String(),
+    name: Type.String(),
+    description: Nullable(Type.String()),
+    instructions: Nullable(Type.String()),
+    model: Nullable(Type.String()),
+    mcp_server_ids: Type.Array(Type.String()),
+    created_by: Type.String(),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'Agent' },
+);
+export type AgentRecord = Static<typeof AgentRecordSchema>;
+const AgentListSchema = Type.Object(
+  { agents: Type.Array(AgentRecordSchema), count: Type.Integer() },
+  { title: 'AgentList' },
+);
 
 function agentRecord(a: Agent): AgentRecord {
   return {
@@ -76,11 +82,6 @@ export interface AgentsRouterOptions {
 /** `/v1/agents` (spec: "Agent link to MCP Servers"; other fields: docs/agents.md). */
 export function agentsRouter(opts: AgentsRouterOptions): Router {
   const router = Router();
-
-  const scope = (req: Request, res: Response) => {
-    const principal = principalOf(res);
-    return { principal, organizationId: organizationOf(req, principal) };
-  };
 
   const checkServers = async (organizationId: string, ids: readonly string[]) => {
     const bad = [
@@ -115,60 +116,123 @@ export function agentsRouter(opts: AgentsRouterOptions): Router {
     }
   };
 
-  router.post('/', async (req, res) => {
-    const body = parseCreate(req.body);
-    const { principal, organizationId } = scope(req, res);
-    // The sweep deletes agents of organizations no live tenant records (McpServerCleanup).
-    if (!opts.provisioned(organizationId)) throw notProvisioned(organizationId);
-    const ids = body.mcp_server_ids ?? [];
-    await checkServers(organizationId, ids);
-    const agent = await opts.agents.create(organizationId, principal.userId, {
-      name: body.name,
-      description: body.description ?? null,
-      instructions: body.instructions ?? null,
-      model: body.model ?? null,
-      mcpServerIds: ids,
-    });
-    res.status(201).json(agentRecord(agent));
-  });
+  const tags = ['agents'];
+  const notFound = ['agent_not_found'] as const;
 
-  router.get('/', async (req, res) => {
-    const { organizationId } = scope(req, res);
-    const agents = (await opts.agents.list(organizationId)).map(agentRecord);
-    res.json({ agents, count: agents.length });
-  });
+  operation(
+    router,
+    {
+      method: 'post',
+      path: '/',
+      operationId: 'createAgent',
+      summary: 'Create an agent',
+      tags,
+      organization: true,
+      body: CreateAgentBody,
+      responses: { 201: { description: 'The agent.', schema: AgentRecordSchema } },
+      errors: ['organization_not_provisioned', 'agent_mcp_server_not_in_organization'],
+    },
+    async (_req, res, { body, organizationId }) => {
+      const principal = principalOf(res);
+      // The sweep deletes agents of organizations no live tenant records (McpServerCleanup).
+      if (!opts.provisioned(organizationId)) throw notProvisioned(organizationId);
+      const ids = body.mcp_server_ids ?? [];
+      await checkServers(organizationId, ids);
+      const agent = await opts.agents.create(organizationId, principal.userId, {
+        name: body.name,
+        description: body.description ?? null,
+        instructions: body.instructions ?? null,
+        model: body.model ?? null,
+        mcpServerIds: ids,
+      });
+      res.status(201).json(agentRecord(agent));
+    },
+  );
 
-  router.get('/:config_id', async (req, res) => {
-    const { organizationId } = scope(req, res);
-    res.json(agentRecord(await find(organizationId, req.params.config_id ?? '')));
-  });
+  operation(
+    router,
+    {
+      method: 'get',
+      path: '/',
+      operationId: 'listAgents',
+      summary: 'The agents of the caller’s organization',
+      tags,
+      organization: true,
+      responses: { 200: { description: 'The agents.', schema: AgentListSchema } },
+    },
+    async (_req, res, { organizationId }) => {
+      const agents = (await opts.agents.list(organizationId)).map(agentRecord);
+      res.json({ agents, count: agents.length });
+    },
+  );
 
-  router.put('/:config_id', async (req, res) => {
-    const { organizationId } = scope(req, res);
-    const agent = await find(organizationId, req.params.config_id ?? '');
-    mayModify(res, agent);
-    const body = parseUpdate(req.body);
-    const ids = body.mcp_server_ids ?? undefined;
-    if (ids) await checkServers(organizationId, ids);
-    const updated = await opts.agents.update(organizationId, agent.id, {
-      ...(body.name !== undefined ? { name: body.name } : {}),
-      ...(body.description !== undefined ? { description: body.description } : {}),
-      ...(body.instructions !== undefined ? { instructions: body.instructions } : {}),
-      ...(body.model !== undefined ? { model: body.model } : {}),
-      ...(ids !== undefined ? { mcpServerIds: ids } : {}),
-    });
-    if (!updated)
-      throw new ApiError('agent_not_found', 'no agent of this organization has this id');
-    res.json(agentRecord(updated));
-  });
+  operation(
+    router,
+    {
+      method: 'get',
+      path: '/:config_id',
+      operationId: 'getAgent',
+      summary: 'One agent',
+      tags,
+      organization: true,
+      responses: { 200: { description: 'The agent.', schema: AgentRecordSchema } },
+      errors: notFound,
+    },
+    async (req, res, { organizationId }) => {
+      res.json(agentRecord(await find(organizationId, req.params.config_id ?? '')));
+    },
+  );
 
-  router.delete('/:config_id', async (req, res) => {
-    const { organizationId } = scope(req, res);
-    const agent = await find(organizationId, req.params.config_id ?? '');
-    mayModify(res, agent);
-    await opts.agents.remove(organizationId, agent.id);
-    res.status(204).end();
-  });
+  operation(
+    router,
+    {
+      method: 'put',
+      path: '/:config_id',
+      operationId: 'updateAgent',
+      summary: 'Change an agent (its creator or a platform admin)',
+      tags,
+      organization: true,
+      body: UpdateAgentBody,
+      responses: { 200: { description: 'The agent.', schema: AgentRecordSchema } },
+      errors: [...notFound, 'agent_modification_denied', 'agent_mcp_server_not_in_organization'],
+    },
+    async (req, res, { body, organizationId }) => {
+      const agent = await find(organizationId, req.params.config_id ?? '');
+      mayModify(res, agent);
+      const ids = body.mcp_server_ids ?? undefined;
+      if (ids) await checkServers(organizationId, ids);
+      const updated = await opts.agents.update(organizationId, agent.id, {
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.description !== undefined ? { description: body.description } : {}),
+        ...(body.instructions !== undefined ? { instructions: body.instructions } : {}),
+        ...(body.model !== undefined ? { model: body.model } : {}),
+        ...(ids !== undefined ? { mcpServerIds: ids } : {}),
+      });
+      if (!updated)
+        throw new ApiError('agent_not_found', 'no agent of this organization has this id');
+      res.json(agentRecord(updated));
+    },
+  );
+
+  operation(
+    router,
+    {
+      method: 'delete',
+      path: '/:config_id',
+      operationId: 'deleteAgent',
+      summary: 'Delete an agent (its creator or a platform admin)',
+      tags,
+      organization: true,
+      responses: { 204: { description: 'Deleted.' } },
+      errors: [...notFound, 'agent_modification_denied'],
+    },
+    async (req, res, { organizationId }) => {
+      const agent = await find(organizationId, req.params.config_id ?? '');
+      mayModify(res, agent);
+      await opts.agents.remove(organizationId, agent.id);
+      res.status(204).end();
+    },
+  );
 
   return router;
 }

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { ApiError, ValidationFailed } from '@aiplane/lib/errors';
-import { validator } from '@aiplane/lib/service';
+import { Nullable, validator } from '@aiplane/lib/service';
 import type { ResourceProfileStore, StoredProfile } from './resource-profile-store.js';
 
 /** A Kubernetes label key (optional DNS-subdomain prefix, then a name of up to 63 characters). */
@@ -72,9 +72,12 @@ export const PROFILE_NAME_PATTERN = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
 
 export const ResourceProfileCreate = Type.Object(
   { name: Type.String({ pattern: PROFILE_NAME_PATTERN }), ...Definition },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateResourceProfile' },
 );
-export const ResourceProfileReplace = Type.Object(Definition, { additionalProperties: false });
+export const ResourceProfileReplace = Type.Object(Definition, {
+  additionalProperties: false,
+  title: 'ReplaceResourceProfile',
+});
 type Create = Static<typeof ResourceProfileCreate>;
 type Replace = Static<typeof ResourceProfileReplace>;
 const parseCreate = validator(ResourceProfileCreate);
@@ -83,17 +86,32 @@ const parseReplace = validator(ResourceProfileReplace);
 export const DEFAULT_GPU_RESOURCE = 'nvidia.com/gpu';
 
 /** What a profile is, as the API answers it. */
-export interface ResourceProfile {
-  name: string;
-  display_name: string;
-  description: string;
-  resources: { cpu: string; memory: string; gpu: { count: number; resource: string } | null };
-  node_selector: Record<string, string>;
-  tolerations: { key?: string; operator: 'Equal' | 'Exists'; value?: string; effect?: string }[];
-  enabled: boolean;
-  created_at: string;
-  updated_at: string;
-}
+export const ResourceProfileSchema = Type.Object(
+  {
+    name: Type.String(),
+    display_name: Type.String(),
+    description: Type.String(),
+    resources: Type.Object({
+      cpu: Type.String(),
+      memory: Type.String(),
+      gpu: Nullable(Type.Object({ count: Type.Integer(), resource: Type.String() })),
+    }),
+    node_selector: Type.Record(Type.String(), Type.String()),
+    tolerations: Type.Array(
+      Type.Object({
+        key: Type.Optional(Type.String()),
+        operator: Type.Union([Type.Literal('Equal'), Type.Literal('Exists')]),
+        value: Type.Optional(Type.String()),
+        effect: Type.Optional(Type.String()),
+      }),
+    ),
+    enabled: Type.Boolean(),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'ResourceProfile' },
+);
+export type ResourceProfile = Static<typeof ResourceProfileSchema>;
 
 export type ProfileDefinition = Omit<
   ResourceProfile,

@@ -7,13 +7,32 @@ import {
   type ApiKeyStore,
 } from '@aiplane/lib/auth';
 import { ApiError } from '@aiplane/lib/errors';
-import { isUuid, validator } from '@aiplane/lib/service';
+import { isUuid, Nullable, operation } from '@aiplane/lib/service';
 
-const CreateBody = Type.Object(
+export const CreateApiKeyBody = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }) },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateApiKey' },
 );
-const parseCreate = validator(CreateBody);
+
+const apiKeyFields = {
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  prefix: Type.String({ description: 'the first characters of the key, to recognise it' }),
+  created_at: Type.String({ format: 'date-time' }),
+  last_used_at: Nullable(Type.String({ format: 'date-time' })),
+};
+export const ApiKeySchema = Type.Object(apiKeyFields, { title: 'ApiKey' });
+export const CreatedApiKeySchema = Type.Object(
+  {
+    ...apiKeyFields,
+    key: Type.String({ description: 'the secret, `sk-svc-v1-…`: in this answer and never again' }),
+  },
+  { title: 'CreatedApiKey' },
+);
+export const ApiKeyListSchema = Type.Object(
+  { api_keys: Type.Array(ApiKeySchema), count: Type.Integer() },
+  { title: 'ApiKeyList' },
+);
 
 const view = (k: ApiKeyRecord) => ({
   id: k.id,
@@ -29,41 +48,81 @@ const view = (k: ApiKeyRecord) => ({
  */
 export function apiKeysRouter(opts: { apiKeys: ApiKeyStore }): Router {
   const router = Router();
+  const tags = ['api-keys'];
 
-  router.post('/', async (req, res) => {
-    const principal = principalOf(res);
-    if (principal.via !== 'jwt') {
-      throw new ApiError(
-        'interactive_login_required',
-        'API keys are created by a signed-in user, not with another API key',
-      );
-    }
-    const body = parseCreate(req.body);
-    const fresh = generateApiKey();
-    const record = await opts.apiKeys.create({
-      userId: principal.userId,
-      name: body.name.trim(),
-      prefix: fresh.prefix,
-      hash: fresh.hash,
-    });
-    res
-      .status(201)
-      .set('Cache-Control', 'no-store')
-      .json({ ...view(record), key: fresh.key });
-  });
+  operation(
+    router,
+    {
+      method: 'post',
+      path: '/',
+      operationId: 'createApiKey',
+      summary: 'Create a personal API key',
+      description:
+        'Signed-in users only (a JWT, not another API key). The secret is in this answer and nowhere else, ever.',
+      tags,
+      body: CreateApiKeyBody,
+      responses: {
+        201: { description: 'The new key, with its secret.', schema: CreatedApiKeySchema },
+      },
+      errors: ['interactive_login_required'],
+    },
+    async (_req, res, { body }) => {
+      const principal = principalOf(res);
+      if (principal.via !== 'jwt') {
+        throw new ApiError(
+          'interactive_login_required',
+          'API keys are created by a signed-in user, not with another API key',
+        );
+      }
+      const fresh = generateApiKey();
+      const record = await opts.apiKeys.create({
+        userId: principal.userId,
+        name: body.name.trim(),
+        prefix: fresh.prefix,
+        hash: fresh.hash,
+      });
+      res
+        .status(201)
+        .set('Cache-Control', 'no-store')
+        .json({ ...view(record), key: fresh.key });
+    },
+  );
 
-  router.get('/', async (_req, res) => {
-    const keys = await opts.apiKeys.listForUser(principalOf(res).userId);
-    res.json({ api_keys: keys.map(view), count: keys.length });
-  });
+  operation(
+    router,
+    {
+      method: 'get',
+      path: '/',
+      operationId: 'listApiKeys',
+      summary: 'The caller’s API keys (without secrets)',
+      tags,
+      responses: { 200: { description: 'The keys.', schema: ApiKeyListSchema } },
+    },
+    async (_req, res) => {
+      const keys = await opts.apiKeys.listForUser(principalOf(res).userId);
+      res.json({ api_keys: keys.map(view), count: keys.length });
+    },
+  );
 
-  router.delete('/:id', async (req, res) => {
-    const id = req.params.id ?? '';
-    if (!isUuid(id) || !(await opts.apiKeys.revoke(principalOf(res).userId, id))) {
-      throw new ApiError('api_key_not_found', 'you have no API key with this id');
-    }
-    res.status(204).end();
-  });
+  operation(
+    router,
+    {
+      method: 'delete',
+      path: '/:id',
+      operationId: 'revokeApiKey',
+      summary: 'Revoke one of the caller’s API keys',
+      tags,
+      responses: { 204: { description: 'Revoked.' } },
+      errors: ['api_key_not_found'],
+    },
+    async (req, res) => {
+      const id = req.params.id ?? '';
+      if (!isUuid(id) || !(await opts.apiKeys.revoke(principalOf(res).userId, id))) {
+        throw new ApiError('api_key_not_found', 'you have no API key with this id');
+      }
+      res.status(204).end();
+    },
+  );
 
   return router;
 }

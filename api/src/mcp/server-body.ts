@@ -86,16 +86,34 @@ const NAME = Type.String({
 
 const CreateManaged = Type.Object(
   { runtime: Type.Literal('managed'), name: NAME, ...common, ...managed },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateManagedMcpServer' },
 );
 const CreateRemote = Type.Object(
   { runtime: Type.Literal('remote'), name: NAME, ...common, ...remote },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateRemoteMcpServer' },
 );
-const partial = <P extends Record<string, TSchema>>(props: P) =>
-  Type.Partial(Type.Object(props), { additionalProperties: false });
-const UpdateManaged = partial({ runtime: Type.Literal('managed'), ...common, ...managed });
-const UpdateRemote = partial({ runtime: Type.Literal('remote'), ...common, ...remote });
+const partial = <P extends Record<string, TSchema>>(props: P, title: string) =>
+  Type.Partial(Type.Object(props), { additionalProperties: false, title });
+const UpdateManaged = partial(
+  { runtime: Type.Literal('managed'), ...common, ...managed },
+  'UpdateManagedMcpServer',
+);
+const UpdateRemote = partial(
+  { runtime: Type.Literal('remote'), ...common, ...remote },
+  'UpdateRemoteMcpServer',
+);
+
+/** The create body as documented: one shape per runtime (parseCreateServer checks it). */
+export const CreateServerSchema = Type.Union([CreateManaged, CreateRemote], {
+  title: 'CreateMcpServer',
+});
+/**
+ * The update body as documented: the stored server's runtime picks the shape, every field
+ * optional (parseUpdateServer checks it).
+ */
+export const UpdateServerSchema = Type.Union([UpdateManaged, UpdateRemote], {
+  title: 'UpdateMcpServer',
+});
 const RuntimeOnly = Type.Object({
   runtime: Type.Union([Type.Literal('managed'), Type.Literal('remote')]),
 });

@@ -1,59 +1,68 @@
-import { metaTime, mcpServerPath, type McpServer, type McpRuntime } from '@aiplane/crds';
+import { type Static, Type } from '@sinclair/typebox';
+import { metaTime, mcpServerPath, type McpServer } from '@aiplane/crds';
+import { Nullable } from '@aiplane/lib/service';
+import { ConditionSchema } from '../tenants/record.js';
 import { envNamesOf, ORGANIZATION_LABEL, updatedAtOf } from './server-resource.js';
 
 /** One condition of a managed server's status, as the API answers it. */
-export interface ServerCondition {
-  type: string;
-  status: string;
-  reason: string;
-  message: string;
-  last_transition_time: string;
-}
+export type ServerCondition = Static<typeof ConditionSchema>;
 
-export interface ServerStatusRecord {
-  ready: boolean;
-  replicas: number;
-  ready_replicas: number;
-  url: string | null;
-  conditions: ServerCondition[];
-}
+const ServerStatusSchema = Type.Object(
+  {
+    ready: Type.Boolean(),
+    replicas: Type.Integer(),
+    ready_replicas: Type.Integer(),
+    url: Nullable(Type.String()),
+    conditions: Type.Array(ConditionSchema),
+  },
+  { title: 'McpServerStatus' },
+);
+export type ServerStatusRecord = Static<typeof ServerStatusSchema>;
+
+const str = () => Nullable(Type.String());
+const bool = () => Nullable(Type.Boolean());
+const int = () => Nullable(Type.Integer());
 
 /** The MCP Server response (spec: "MCP Server response"). */
-export interface ServerRecord {
-  id: string;
-  organization_id: string;
-  name: string;
-  display_name: string;
-  description: string | null;
-  runtime: McpRuntime;
-  tool_allowlist: string[];
-  address: string | null;
-  namespace: string | null;
-  image: string | null;
-  port: number | null;
-  path: string | null;
-  arguments: string[];
-  env: { name: string; configured: true }[];
-  resources: {
-    cpu_request: string | null;
-    memory_request: string | null;
-    cpu_limit: string | null;
-    memory_limit: string | null;
-  };
-  security: {
-    run_as_non_root: boolean | null;
-    run_as_user: number | null;
-    run_as_group: number | null;
-    read_only_root_filesystem: boolean | null;
-  };
-  created_at: string | null;
-  updated_at: string | null;
-  credential_mode: 'per_user';
-  linked: boolean;
-  credential_last_used_at: string | null;
-  status: ServerStatusRecord | null;
-  gateway_url: string | null;
-}
+export const ServerRecordSchema = Type.Object(
+  {
+    id: Type.String(),
+    organization_id: Type.String(),
+    name: Type.String(),
+    display_name: Type.String(),
+    description: str(),
+    runtime: Type.Union([Type.Literal('managed'), Type.Literal('remote')]),
+    tool_allowlist: Type.Array(Type.String()),
+    address: str(),
+    namespace: str(),
+    image: str(),
+    port: int(),
+    path: str(),
+    arguments: Type.Array(Type.String()),
+    env: Type.Array(Type.Object({ name: Type.String(), configured: Type.Literal(true) })),
+    resources: Type.Object({
+      cpu_request: str(),
+      memory_request: str(),
+      cpu_limit: str(),
+      memory_limit: str(),
+    }),
+    security: Type.Object({
+      run_as_non_root: bool(),
+      run_as_user: int(),
+      run_as_group: int(),
+      read_only_root_filesystem: bool(),
+    }),
+    created_at: Nullable(Type.String({ format: 'date-time' })),
+    updated_at: Nullable(Type.String({ format: 'date-time' })),
+    credential_mode: Type.Literal('per_user'),
+    linked: Type.Boolean(),
+    credential_last_used_at: Nullable(Type.String({ format: 'date-time' })),
+    status: Nullable(ServerStatusSchema),
+    gateway_url: str(),
+  },
+  { title: 'McpServer' },
+);
+export type ServerRecord = Static<typeof ServerRecordSchema>;
 
 /** What the caller's own credential looks like for this server. */
 export interface CallerLink {

@@ -1,6 +1,6 @@
 import { Router } from 'express';
-import { callerOrganization, requirePermission } from '@aiplane/lib/auth';
-import type { Branding } from './branding.js';
+import { operation } from '@aiplane/lib/service';
+import { type Branding, ComputedThemeSchema, ThemeSchema } from './branding.js';
 
 /**
  * `/v1/branding/theme` (spec: Endpoints): reading needs can_access_api (the router's guard);
@@ -8,26 +8,75 @@ import type { Branding } from './branding.js';
  */
 export function brandingRouter(opts: { branding: Branding }): Router {
   const router = Router();
-  const canEditConfig = requirePermission('can_edit_config');
+  const tags = ['branding'];
+  const write = { tags, permission: 'can_edit_config', organization: true } as const;
 
-  router.get('/theme', async (req, res) => {
-    res.json(await opts.branding.theme(callerOrganization(req, res)));
-  });
+  operation(
+    router,
+    {
+      method: 'get',
+      path: '/theme',
+      operationId: 'getTheme',
+      summary: 'The branding theme of the caller’s organization',
+      tags,
+      organization: true,
+      responses: {
+        200: { description: 'The theme (defaults until one is saved).', schema: ThemeSchema },
+      },
+    },
+    async (_req, res, { organizationId }) => {
+      res.json(await opts.branding.theme(organizationId));
+    },
+  );
 
-  router.put('/theme', canEditConfig, async (req, res) => {
-    res.json(await opts.branding.save(callerOrganization(req, res), req.body));
-  });
+  operation(
+    router,
+    {
+      ...write,
+      method: 'put',
+      path: '/theme',
+      operationId: 'putTheme',
+      summary: 'Replace the branding theme',
+      serviceBody: ThemeSchema,
+      responses: { 200: { description: 'The saved theme.', schema: ThemeSchema } },
+    },
+    async (req, res, { organizationId }) => {
+      res.json(await opts.branding.save(organizationId, req.body));
+    },
+  );
 
-  router.post('/theme/preview', canEditConfig, (req, res) => {
-    // Acts in an organization like every branding route (400/403 for a bad organization
-    // header), though a preview stores nothing.
-    callerOrganization(req, res);
-    res.json(opts.branding.preview(req.body));
-  });
+  operation(
+    router,
+    {
+      ...write,
+      method: 'post',
+      path: '/theme/preview',
+      operationId: 'previewTheme',
+      summary: 'Validate a theme and answer its CSS variables, storing nothing',
+      // Acts in an organization like every branding route (400/403 for a bad organization
+      // header), though a preview stores nothing.
+      serviceBody: ThemeSchema,
+      responses: { 200: { description: 'The computed theme.', schema: ComputedThemeSchema } },
+    },
+    (req, res) => {
+      res.json(opts.branding.preview(req.body));
+    },
+  );
 
-  router.post('/theme/reset', canEditConfig, async (req, res) => {
-    res.json(await opts.branding.reset(callerOrganization(req, res)));
-  });
+  operation(
+    router,
+    {
+      ...write,
+      method: 'post',
+      path: '/theme/reset',
+      operationId: 'resetTheme',
+      summary: 'Back to the default theme',
+      responses: { 200: { description: 'The default theme.', schema: ThemeSchema } },
+    },
+    async (_req, res, { organizationId }) => {
+      res.json(await opts.branding.reset(organizationId));
+    },
+  );
 
   return router;
 }

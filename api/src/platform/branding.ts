@@ -33,7 +33,7 @@ const Palette = Type.Object(
     (typeof PALETTE_KEYS)[number],
     typeof Color
   >,
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'Palette' },
 );
 
 export const ThemeSchema = Type.Object(
@@ -44,7 +44,7 @@ export const ThemeSchema = Type.Object(
     light: Palette,
     dark: Palette,
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'Theme' },
 );
 export type Theme = Static<typeof ThemeSchema>;
 const parseTheme = validator(ThemeSchema);
@@ -75,12 +75,17 @@ export const DEFAULT_THEME: Theme = {
   },
 };
 
+const Variables = Type.Record(Type.String(), Type.String());
 /** What a preview answers: the theme and the CSS custom properties the portal applies. */
-export interface ComputedTheme {
-  theme: Theme;
-  variables: { light: Record<string, string>; dark: Record<string, string> };
-  css: string;
-}
+export const ComputedThemeSchema = Type.Object(
+  {
+    theme: ThemeSchema,
+    variables: Type.Object({ light: Variables, dark: Variables }),
+    css: Type.String({ description: 'the variables as a style sheet' }),
+  },
+  { title: 'ComputedTheme' },
+);
+export type ComputedTheme = Static<typeof ComputedThemeSchema>;
 
 const fontStack = (f: Theme['font_family']) =>
   f === 'system-ui' || f === 'ui-monospace' ? `${f}, sans-serif` : `"${f}", system-ui, sans-serif`;

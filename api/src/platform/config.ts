@@ -3,25 +3,49 @@ import { ApiError, type FieldError, ValidationFailed } from '@aiplane/lib/errors
 import { Nullable, validator } from '@aiplane/lib/service';
 import { type ConfigLookups, type ConfigStore, VersionMismatch } from './config-store.js';
 
-/** The system configuration of an organization (spec: System configuration; docs/adr/0018). */
-export interface SystemConfig {
-  /** How many retrieved passages a question gets: 1 to 50. */
-  retrieval_k: number;
-  /** How many passages the reranker keeps: 1 to 50, or null (all); needs a reranker model. */
-  rerank_top_n: number | null;
-  reranker_enabled: boolean;
-  /** A catalogue model of mode `rerank`, or null. */
-  reranker_model: string | null;
-  service_desk: ServiceDeskConfiguration;
-}
+const RetrievalK = Type.Integer({
+  minimum: 1,
+  maximum: 50,
+  description: 'how many retrieved passages a question gets',
+});
+const TopN = Type.Integer({
+  minimum: 1,
+  maximum: 50,
+  description: 'how many passages the reranker keeps (null: all); needs a reranker model',
+});
+const DocumentIds = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+  maxItems: 1000,
+  uniqueItems: true,
+});
 
-export interface ServiceDeskConfiguration {
-  enabled: boolean;
-  /** The Custom GPT (agent) the service desk chat uses. */
-  custom_gpt_id: string | null;
-  /** The documents it answers from; null: the Custom GPT's own. */
-  document_ids: string[] | null;
-}
+export const ServiceDeskSchema = Type.Object(
+  {
+    enabled: Type.Boolean(),
+    custom_gpt_id: Nullable(
+      Type.String({ format: 'uuid', description: 'the Custom GPT (agent) the chat uses' }),
+    ),
+    document_ids: Nullable(
+      Type.Array(Type.String(), {
+        description: 'the documents it answers from; null: the GPT’s own',
+      }),
+    ),
+  },
+  { title: 'ServiceDeskConfiguration' },
+);
+export type ServiceDeskConfiguration = Static<typeof ServiceDeskSchema>;
+
+/** The system configuration of an organization (spec: System configuration; docs/adr/0018). */
+export const SystemConfigSchema = Type.Object(
+  {
+    retrieval_k: RetrievalK,
+    rerank_top_n: Nullable(TopN),
+    reranker_enabled: Type.Boolean(),
+    reranker_model: Nullable(Type.String({ description: 'a catalogue model of mode rerank' })),
+    service_desk: ServiceDeskSchema,
+  },
+  { title: 'SystemConfig' },
+);
+export type SystemConfig = Static<typeof SystemConfigSchema>;
 
 export const DEFAULT_CONFIG: SystemConfig = {
   retrieval_k: 3,
@@ -31,10 +55,10 @@ export const DEFAULT_CONFIG: SystemConfig = {
   service_desk: { enabled: false, custom_gpt_id: null, document_ids: null },
 };
 
-const TopN = Type.Integer({ minimum: 1, maximum: 50 });
-const ConfigPatch = Type.Object(
+/** A partial update of the configuration: fields merged one level deep. */
+export const ConfigPatch = Type.Object(
   {
-    retrieval_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+    retrieval_k: Type.Optional(RetrievalK),
     rerank_top_n: Type.Optional(Nullable(TopN)),
     reranker_enabled: Type.Optional(Type.Boolean()),
     reranker_model: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
@@ -43,20 +67,13 @@ const ConfigPatch = Type.Object(
         {
           enabled: Type.Optional(Type.Boolean()),
           custom_gpt_id: Type.Optional(Nullable(Type.String({ format: 'uuid' }))),
-          document_ids: Type.Optional(
-            Nullable(
-              Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
-                maxItems: 1000,
-                uniqueItems: true,
-              }),
-            ),
-          ),
+          document_ids: Type.Optional(Nullable(DocumentIds)),
         },
         { additionalProperties: false },
       ),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'SystemConfigPatch' },
 );
 export type ConfigPatch = Static<typeof ConfigPatch>;
 const parsePatch = validator(ConfigPatch);

@@ -1,3 +1,4 @@
+import { type Static, Type } from '@sinclair/typebox';
 import { createHash } from 'node:crypto';
 import { ApiError } from '@aiplane/lib/errors';
 import { parsePng, parseWebp, sniffLogo } from './logo-format.js';
@@ -36,16 +37,25 @@ export async function prepareLogo(body: Uint8Array): Promise<PreparedLogo> {
   return { content: Buffer.from(body), ...info, removed: [] };
 }
 
-/** What an upload answers. */
-export interface LogoInfo {
-  content_type: PreparedLogo['contentType'];
-  bytes: number;
-  width: number | null;
-  height: number | null;
-  etag: string;
-  updated_at: string;
-  removed: string[];
-}
+/** What an upload answers (the schema is the type's source and the OpenAPI component). */
+export const LogoInfoSchema = Type.Object(
+  {
+    content_type: Type.Union([
+      Type.Literal('image/svg+xml'),
+      Type.Literal('image/png'),
+      Type.Literal('image/webp'),
+    ]),
+    bytes: Type.Integer({ minimum: 1, maximum: MAX_LOGO_BYTES }),
+    width: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
+    height: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
+    etag: Type.String(),
+    updated_at: Type.String({ format: 'date-time' }),
+    /** What the SVG sanitiser removed (empty for a raster logo). */
+    removed: Type.Array(Type.String()),
+  },
+  { additionalProperties: false, title: 'LogoInfo' },
+);
+export type LogoInfo = Static<typeof LogoInfoSchema>;
 
 /** The branding logo of organizations: none until one is uploaded. */
 export class BrandingLogo {

@@ -1,4 +1,6 @@
+import { Type } from '@sinclair/typebox';
 import { type FieldError, ValidationFailed } from '@aiplane/lib/errors';
+import { Nullable } from '@aiplane/lib/service';
 import type {
   LanguageOverrides,
   OverrideChange,
@@ -41,6 +43,39 @@ export function canonicalLanguage(raw: string, field = 'language'): string {
   }
   return tag;
 }
+
+/** One language's overrides: namespace, then key, then value. */
+export const LanguageOverridesSchema = Type.Record(
+  Type.String(),
+  Type.Record(Type.String(), Type.String()),
+  { title: 'LanguageOverrides', description: 'namespace → key → value' },
+);
+/** Every override of an organization: language, then namespace, then key, then value. */
+export const OverridesSchema = Type.Record(Type.String(), LanguageOverridesSchema, {
+  title: 'TranslationOverrides',
+  description: 'language (BCP 47) → namespace → key → value',
+});
+
+/**
+ * The body of a translation update, as {@link parseChanges} checks it (from the same limits):
+ * `{namespace: {key: string | null}}`, null removing the key.
+ */
+export const TranslationPatchSchema = Type.Object(
+  {},
+  {
+    title: 'TranslationPatch',
+    description: `namespace → key → new value, or null to remove the override; at most ${TRANSLATION_LIMITS.changesPerRequest} keys per request`,
+    propertyNames: { maxLength: TRANSLATION_LIMITS.namespaceLength },
+    patternProperties: {
+      [NAMESPACE.source]: Type.Record(
+        Type.String(),
+        Nullable(Type.String({ maxLength: TRANSLATION_LIMITS.valueLength })),
+        { propertyNames: { minLength: 1, maxLength: TRANSLATION_LIMITS.keyLength } },
+      ),
+    },
+    additionalProperties: false,
+  },
+);
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);

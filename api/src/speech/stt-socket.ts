@@ -1,14 +1,53 @@
 import type { IncomingMessage } from 'node:http';
+import { Type } from '@sinclair/typebox';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '@aiplane/lib';
 import { type Authenticator, hasPermission, type Principal } from '@aiplane/lib/auth';
 import { ApiError } from '@aiplane/lib/errors';
+import type { DocumentedRoute } from '@aiplane/lib/service';
 
 export const STT_PATH = '/v1/stt';
 export const STT_LANGUAGES = ['cs', 'de', 'el', 'en', 'fr', 'sk'] as const;
 export const STT_ENCODINGS = ['pcm_int16', 'pcm_float32', 'wav', 'mp3', 'opus'] as const;
 const POLICY_VIOLATION = 1008;
+
+/**
+ * `WS /v1/stt` in the OpenAPI document (docs/adr/0021): OpenAPI has no WebSocket, so it is the
+ * upgrade GET, marked `x-aiplane-websocket`, authenticated by its `token` query parameter.
+ */
+export const STT_ROUTE: DocumentedRoute = {
+  method: 'GET',
+  path: STT_PATH,
+  authenticated: true,
+  permissions: ['can_access_api'],
+  operation: {
+    method: 'get',
+    path: STT_PATH,
+    operationId: 'speechToTextSocket',
+    summary: 'Real-time speech-to-text (WebSocket)',
+    description:
+      'A WebSocket: send `Connection: Upgrade` and `Upgrade: websocket`. The server sends a `session_ready` frame before it accepts binary audio, then transcript frames as JSON messages. An unsupported `lang`, or the old parameter `language`, gets an error frame and close code 1008. Authenticate with the `token` query parameter (a JWT or an API key); browsers cannot set headers on a WebSocket.',
+    tags: ['speech'],
+    query: Type.Object({
+      lang: Type.Optional(
+        Type.Union(
+          STT_LANGUAGES.map((l) => Type.Literal(l)),
+          { description: 'ISO 639-1; default en' },
+        ),
+      ),
+      encoding: Type.Union(STT_ENCODINGS.map((e) => Type.Literal(e))),
+      sample_rate_hz: Type.Optional(
+        Type.String({
+          pattern: '^[1-9][0-9]{0,6}$',
+          description: 'required for pcm_int16 and pcm_float32',
+        }),
+      ),
+    }),
+    responses: { 101: { description: 'Switching protocols: the socket is open.' } },
+    websocket: true,
+  },
+};
 const TRY_AGAIN_LATER = 1013;
 
 function refuseUpgrade(socket: Duplex, err: ApiError): void {

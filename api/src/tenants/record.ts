@@ -1,35 +1,50 @@
+import { type Static, Type } from '@sinclair/typebox';
 import { metaTime, type TenantLifecycle } from '@aiplane/crds';
+import { Nullable } from '@aiplane/lib/service';
+
+export const ConditionSchema = Type.Object(
+  {
+    type: Type.String(),
+    status: Type.String(),
+    reason: Type.String(),
+    message: Type.String(),
+    last_transition_time: Type.String({ format: 'date-time' }),
+  },
+  { title: 'Condition' },
+);
 
 /** The tenant lifecycle record as the API answers it (docs/tenants.md). */
-export interface TenantRecord {
-  id: string;
-  organization_id: string | null;
-  slug: string;
-  display_name: string | null;
-  desired_state: 'present' | 'absent';
-  created_at: string | null;
-  updated_at: string | null;
-  generation: number;
-  observed_generation: number | null;
-  phase: string;
-  stage: string;
-  services: {
-    identity: { enabled: true; ready: boolean; organization_id: string | null };
-    database: {
-      enabled: boolean;
-      ready: boolean | null;
-      name: string | null;
-      secret_name: string | null;
-    };
-  };
-  conditions: {
-    type: string;
-    status: string;
-    reason: string;
-    message: string;
-    last_transition_time: string;
-  }[];
-}
+export const TenantRecordSchema = Type.Object(
+  {
+    id: Type.String(),
+    organization_id: Nullable(Type.String()),
+    slug: Type.String(),
+    display_name: Nullable(Type.String()),
+    desired_state: Type.Union([Type.Literal('present'), Type.Literal('absent')]),
+    created_at: Nullable(Type.String({ format: 'date-time' })),
+    updated_at: Nullable(Type.String({ format: 'date-time' })),
+    generation: Type.Integer(),
+    observed_generation: Nullable(Type.Integer()),
+    phase: Type.String(),
+    stage: Type.String(),
+    services: Type.Object({
+      identity: Type.Object({
+        enabled: Type.Literal(true),
+        ready: Type.Boolean(),
+        organization_id: Nullable(Type.String()),
+      }),
+      database: Type.Object({
+        enabled: Type.Boolean(),
+        ready: Nullable(Type.Boolean()),
+        name: Nullable(Type.String()),
+        secret_name: Nullable(Type.String()),
+      }),
+    }),
+    conditions: Type.Array(ConditionSchema),
+  },
+  { title: 'Tenant' },
+);
+export type TenantRecord = Static<typeof TenantRecordSchema>;
 
 /** `deleting` marks a record whose deletion was just accepted (the reply may predate the mark). */
 export function tenantRecord(tl: TenantLifecycle, opts: { deleting?: boolean } = {}): TenantRecord {

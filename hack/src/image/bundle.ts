@@ -1,10 +1,11 @@
 // `make image-bundle`: bundles the api, the gateway and the operator into dist/image, the only
 // thing the container image carries (docs/adr/0013-container-image.md).
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile, type Plugin } from 'esbuild';
 import { repoRoot } from '../paths.js';
+import { bundledAssetPath, DOCS_ASSETS, packageDir } from '@aiplane/api';
 import { COMPONENTS } from './components.js';
 
 /**
@@ -157,6 +158,20 @@ export async function bundleImage(outDir: string): Promise<BundleResult> {
     await mkdir(dirname(target), { recursive: true });
     await writeFile(target, file.contents);
     if (!isMap) files.push({ path: relative(out, file.path), bytes: file.contents.byteLength });
+  }
+  // The documentation pages' browser files are read at run time (api/src/docs/assets.ts).
+  for (const [page, spec] of Object.entries(DOCS_ASSETS) as [
+    keyof typeof DOCS_ASSETS,
+    (typeof DOCS_ASSETS)[keyof typeof DOCS_ASSETS],
+  ][]) {
+    const pkg = packageDir(spec.package, repoRoot);
+    if (pkg === undefined) throw new Error(`${spec.package} is not installed`);
+    for (const file of spec.files) {
+      const path = bundledAssetPath(page, file);
+      await mkdir(dirname(join(out, path)), { recursive: true });
+      await copyFile(join(pkg, file), join(out, path));
+      files.push({ path, bytes: (await stat(join(out, path))).size });
+    }
   }
   await writeFile(join(debugDir, 'meta.json'), JSON.stringify(result.metafile));
   files.sort((a, b) => (a.path < b.path ? -1 : 1));

@@ -1,7 +1,9 @@
 import type { IncomingMessage } from 'node:http';
+import { Type } from '@sinclair/typebox';
 import type { IRouter } from 'express';
 import { type HttpLogger, pinoHttp } from 'pino-http';
 import type { Logger } from '../logger.js';
+import { operation } from './operation.js';
 
 const PROBE_PATHS = ['/healthz', '/readyz'];
 
@@ -25,16 +27,48 @@ export function requestLog(logger: Logger): HttpLogger {
   });
 }
 
+const ProbeStatus = Type.Object(
+  { status: Type.Union([Type.Literal('ok'), Type.Literal('not ready')]) },
+  { title: 'ProbeStatus' },
+);
+
 /**
  * `GET /healthz` (the process answers) and `GET /readyz` (`ready`, 503 when it answers false
  * or throws; always ready without it).
  */
 export function probeRoutes(router: IRouter, ready?: () => Promise<boolean>): void {
-  router.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  router.get('/readyz', async (_req, res) => {
-    const ok = ready ? await ready().catch(() => false) : true;
-    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'not ready' });
-  });
+  operation(
+    router,
+    {
+      method: 'get',
+      path: '/healthz',
+      operationId: 'healthz',
+      summary: 'Liveness: the process answers',
+      tags: ['probes'],
+      public: true,
+      responses: { 200: { description: 'The process is up.', schema: ProbeStatus } },
+    },
+    (_req, res) => {
+      res.json({ status: 'ok' });
+    },
+  );
+  operation(
+    router,
+    {
+      method: 'get',
+      path: '/readyz',
+      operationId: 'readyz',
+      summary: 'Readiness: dependencies reachable, caches synced',
+      tags: ['probes'],
+      public: true,
+      responses: {
+        200: { description: 'Ready for traffic.', schema: ProbeStatus },
+        503: { description: 'Not ready yet (or any more).', schema: ProbeStatus },
+      },
+    },
+    async (_req, res) => {
+      const ok = ready ? await ready().catch(() => false) : true;
+      res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'not ready' });
+    },
+  );
 }

@@ -1,6 +1,24 @@
 export { readInt, readServiceConfig, type ServiceConfig } from './config.js';
 export { pathOnly, probeRoutes, requestLog } from './http-basics.js';
+export {
+  type DocumentOptions,
+  type OpenApiDocument,
+  openApiDocument,
+  openApiPath,
+  SECURITY_SCHEMES,
+} from './openapi-document.js';
+export {
+  authenticatedRouter,
+  type DocumentedRoute,
+  documentedRoutes,
+  type HttpMethod,
+  operation,
+  type OperationHandler,
+  type OperationInput,
+  type OperationSpec,
+  type ResponseSpec,
+} from './operation.js';
 export { listen, openPlatform } from './platform.js';
-export { routeTable, type MountedRoute } from './route-table.js';
+export { routeTable, type MountedRoute, walkRoutes, type WalkedRoute } from './route-table.js';
 export { runService } from './run-service.js';
 export { isUuid, Nullable, validator } from './validation.js';
