@@ -76,9 +76,16 @@ describe('resource profiles (pure rules)', function () {
     ]) {
       assert.ok(fields.includes(f), `${f} in ${fields.join(', ')}`);
     }
-    assert.ok(
-      fields.some((f) => f.startsWith('node_selector')),
-      fields.join(', '),
+    // A key missing the pattern is refused whatever its value (security review, issue 16).
+    assert.ok(fields.includes('node_selector.bad key!'), fields.join(', '));
+    const nested = {
+      name: 'p',
+      resources: { cpu: '1', memory: '1Gi' },
+      node_selector: { 'Bad!': {} },
+    };
+    assert.deepEqual(
+      fieldsOf(() => parse(nested)),
+      ['node_selector.Bad!'],
     );
   });
 
@@ -93,15 +100,19 @@ describe('resource profiles (pure rules)', function () {
     }
   });
 
-  it('refuses a toleration whose operator and value disagree', function () {
+  it('refuses a toleration whose operator and value disagree, and one that tolerates every taint', function () {
     assert.deepEqual(
       fieldsOf(() =>
         definitionOf('p', {
           resources: { cpu: '1', memory: '1Gi' },
-          tolerations: [{ key: 'k', operator: 'Exists', value: 'v' }, { operator: 'Equal' }],
+          tolerations: [
+            { key: 'k', operator: 'Exists', value: 'v' },
+            { operator: 'Equal' },
+            { operator: 'Exists' },
+          ],
         }),
       ),
-      ['tolerations[0].value', 'tolerations[1].key'],
+      ['tolerations[0].value', 'tolerations[1].key', 'tolerations[2].key'],
     );
   });
 

@@ -41,8 +41,10 @@ const Definition = {
     { additionalProperties: false },
   ),
   node_selector: Type.Optional(
+    // additionalProperties: a key that misses the pattern is refused, not let through.
     Type.Record(Type.String({ pattern: LABEL_KEY, maxLength: 316 }), LabelValue, {
       maxProperties: 20,
+      additionalProperties: false,
     }),
   ),
   tolerations: Type.Optional(
@@ -128,6 +130,15 @@ export function definitionOf(name: string, body: Replace): ProfileDefinition {
     if (t.operator === 'Exists' && t.value !== undefined) {
       return [
         { field: `tolerations[${i}].value`, message: 'must be absent when operator is Exists' },
+      ];
+    }
+    // Exists without a key tolerates every taint (control-plane and NoExecute ones included).
+    if (t.operator === 'Exists' && t.key === undefined) {
+      return [
+        {
+          field: `tolerations[${i}].key`,
+          message: 'is required: a toleration without a key tolerates every taint',
+        },
       ];
     }
     if (t.operator === 'Equal' && t.key === undefined) {

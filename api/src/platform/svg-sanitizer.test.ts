@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { PLAIN_SVG } from './logo-samples.js';
-import { sanitizeSvg, unsafeCss } from './svg-sanitizer.js';
+import { sanitizeSvg, shapeViolation, SVG_LIMITS, unsafeCss, urlTargets } from './svg-sanitizer.js';
 import { BENIGN_IDS, SVG_XSS_VECTORS, unsafeMarkers } from './svg-xss-corpus.js';
 
 const sanitized = async (svg: string) => (await sanitizeSvg(Buffer.from(svg))).svg.toString();
@@ -95,4 +95,55 @@ describe('SVG sanitiser', function () {
       for (const id of BENIGN_IDS) assert.ok(out.includes(`id="${id}"`), `${id} is gone: ${out}`);
     });
   }
+
+  describe('hostile shapes and CSS (security review, issue 16)', function () {
+    const svg = (inner: string) => `<svg xmlns="http://www.w3.org/2000/svg">${inner}</svg>`;
+
+    it('reads url() targets in one pass, and refuses an unclosed or piled-up url(', function () {
+      assert.deepEqual(urlTargets('fill: url(#a); stroke: URL ( "#b" )'), ['#a', '#b']);
+      assert.equal(urlTargets('url(#a'), undefined);
+      // 16,000 nested `url(` once took seconds per check; now refused at once.
+      assert.equal(unsafeCss('url('.repeat(16_000)), 'an unreadable url()');
+      assert.match(unsafeCss(`url('${'url('.repeat(16_000)})`) ?? '', /url/);
+    });
+
+    it('bounds elements, nesting and attributes before any parser runs', function () {
+      const { elements, depth, attributesPerElement } = SVG_LIMITS;
+      assert.equal(shapeViolation(svg('<g/>'.repeat(elements - 1))), undefined);
+      assert.match(shapeViolation(svg('<x/>'.repeat(elements))) ?? '', /at most 2000 elements/);
+      assert.match(
+        shapeViolation(svg('<g>'.repeat(depth) + '</g>'.repeat(depth))) ?? '',
+        /nest at most/,
+      );
+      assert.equal(
+        shapeViolation(svg('<g>'.repeat(depth - 1) + '</g>'.repeat(depth - 1))),
+        undefined,
+      );
+      // A quoted "/>" does not make an open tag look self-closing.
+      assert.match(shapeViolation(svg('<g a="/>">'.repeat(depth + 1))) ?? '', /nest at most/);
+      const attrs = Array.from({ length: attributesPerElement + 1 }, (_, i) => `a${i}="1"`);
+      assert.match(shapeViolation(svg(`<rect ${attrs.join(' ')}/>`)) ?? '', /attributes/);
+      // Markup in comments and CDATA is text, as XML reads it.
+      assert.equal(shapeViolation(svg(`<!-- ${'<g>'.repeat(500)} -->`)), undefined);
+    });
+
+    it('refuses a hostile shape with 415 before sanitising it', async function () {
+      await assert.rejects(
+        sanitizeSvg(Buffer.from(svg('<x/>'.repeat(32_000)))),
+        (err: Error & { code?: string }) => err.code === 'unsupported_media_type',
+      );
+      await assert.rejects(
+        sanitizeSvg(Buffer.from(svg('<g>'.repeat(5000) + '</g>'.repeat(5000)))),
+        (err: Error & { code?: string }) => err.code === 'unsupported_media_type',
+      );
+    });
+
+    it('treats a presentation attribute with a backslash as CSS: an escaped url() is removed', async function () {
+      const out = await sanitized(
+        svg('<rect id="r" fill="u\\72l(https://evil.example/p.svg#g)" width="5" height="5"/>'),
+      );
+      assert.ok(!out.includes('evil.example'), out);
+      assert.ok(out.includes('id="r"'), out);
+    });
+  });
 });

@@ -88,9 +88,32 @@ const squeezed = (value: string) =>
   // eslint-disable-next-line no-control-regex
   value.replace(/[\u0000-\u0020\u007f-\u00a0]/g, '').toLowerCase();
 
-/** The targets of every `url(…)` in a CSS text or attribute value. */
-const urlTargets = (text: string) =>
-  [...text.matchAll(/url\s*\(\s*(['"]?)(.*?)\1\s*\)/gis)].map((m) => (m[2] ?? '').trim());
+/**
+ * The targets of every `url(…)` in a CSS text or attribute value, read in one pass (a regex
+ * with a lazy group was quadratic on `url(url(url(…`); undefined when one is not closed.
+ */
+export function urlTargets(text: string): string[] | undefined {
+  const lower = text.toLowerCase();
+  const targets: string[] = [];
+  for (let i = lower.indexOf('url'); i !== -1; i = lower.indexOf('url', i)) {
+    let open = i + 3;
+    while (open < text.length && /\s/.test(text.charAt(open))) open++;
+    if (text.charAt(open) !== '(') {
+      i += 3;
+      continue;
+    }
+    const close = text.indexOf(')', open + 1);
+    if (close === -1) return undefined;
+    let target = text.slice(open + 1, close).trim();
+    const quote = target.charAt(0);
+    if ((quote === '"' || quote === "'") && target.length > 1 && target.endsWith(quote)) {
+      target = target.slice(1, -1).trim();
+    }
+    targets.push(target);
+    i = close + 1;
+  }
+  return targets;
+}
 
 /**
  * Why a CSS text (a `<style>` element or a `style`/presentation attribute) is unsafe, or
@@ -106,10 +129,13 @@ export function unsafeCss(text: string): string | undefined {
     if (/expression\(|javascript:|vbscript:|-moz-binding|behavior:/.test(s)) {
       return 'a script in CSS';
     }
-    const external = urlTargets(css).find((t) => !FRAGMENT.test(t));
+    const targets = urlTargets(css);
+    // `url(` that could not be read (unclosed, or spelled so the scan missed it) is refused too.
+    if (targets === undefined || (s.match(/url\(/g) ?? []).length !== targets.length) {
+      return 'an unreadable url()';
+    }
+    const external = targets.find((t) => !FRAGMENT.test(t));
     if (external !== undefined) return `url(${external.slice(0, 40)})`;
-    // `url(` that the pattern above could not read (unbalanced, odd quoting) is refused too.
-    if ((s.match(/url\(/g) ?? []).length !== urlTargets(css).length) return 'an unreadable url()';
   }
   return undefined;
 }
@@ -126,7 +152,9 @@ function unsafeAttribute(element: DomElement, attr: DomAttr): string | undefined
   }
   const s = squeezed(value);
   if (/javascript:|vbscript:|data:/.test(s)) return 'a script or data URL';
-  if (name === 'style' || s.includes('url(')) return unsafeCss(value);
+  // Browsers read presentation attributes (fill, filter, mask, …) as CSS, escapes included:
+  // `fill="u\\72l(https://…)"` is a url(). Any backslash makes a value CSS to check (and refuse).
+  if (name === 'style' || s.includes('url(') || value.includes('\\')) return unsafeCss(value);
   return undefined;
 }
 
@@ -210,6 +238,63 @@ function loadDom(): Promise<Dom> {
   return dom;
 }
 
+/** Bounds on an SVG's shape, checked before any parser sees it (docs/adr/0020). */
+export const SVG_LIMITS = { elements: 2000, depth: 64, attributesPerElement: 64 } as const;
+
+/** Where `end` next occurs from `from`, past it; the text's end when it does not. */
+const skipPast = (text: string, from: number, end: string) => {
+  const at = text.indexOf(end, from);
+  return at === -1 ? text.length : at + end.length;
+};
+
+/**
+ * Why an SVG's shape is out of bounds, or undefined. One linear pass over the markup (quoted
+ * attribute values, comments, CDATA and processing instructions skipped as XML does), so
+ * hostile markup never reaches jsdom and DOMPurify, whose work grows faster than the input (a
+ * 512 KB body of empty elements took minutes, deep nesting overflowed the stack).
+ */
+export function shapeViolation(text: string): string | undefined {
+  let elements = 0;
+  let depth = 0;
+  let i = text.indexOf('<');
+  while (i !== -1 && i < text.length) {
+    if (text.startsWith('<!--', i)) i = skipPast(text, i + 4, '-->');
+    else if (text.startsWith('<![CDATA[', i)) i = skipPast(text, i + 9, ']]>');
+    else if (text.startsWith('<?', i) || text.startsWith('<!', i)) i = skipPast(text, i + 2, '>');
+    else if (text.startsWith('</', i)) {
+      depth = Math.max(0, depth - 1);
+      i = skipPast(text, i + 2, '>');
+    } else {
+      // A start tag: attributes up to the first `>` outside quotes.
+      let attributes = 0;
+      let quote = '';
+      let j = i + 1;
+      let last = '';
+      for (; j < text.length; j++) {
+        const c = text.charAt(j);
+        if (quote) {
+          if (c === quote) quote = '';
+        } else if (c === '"' || c === "'") quote = c;
+        else if (c === '=') attributes++;
+        else if (c === '>') break;
+        if (!/\s/.test(c)) last = c;
+      }
+      if (++elements > SVG_LIMITS.elements) {
+        return `an SVG logo may have at most ${SVG_LIMITS.elements} elements`;
+      }
+      if (attributes > SVG_LIMITS.attributesPerElement) {
+        return `an SVG element may have at most ${SVG_LIMITS.attributesPerElement} attributes`;
+      }
+      if (last !== '/' && ++depth > SVG_LIMITS.depth) {
+        return `SVG elements may nest at most ${SVG_LIMITS.depth} deep`;
+      }
+      i = j + 1;
+    }
+    i = text.indexOf('<', i);
+  }
+  return undefined;
+}
+
 /**
  * Sanitises an SVG logo (docs/adr/0020). Refused (415) unless it is UTF-8, well-formed XML,
  * without a DOCTYPE or entity declarations, whose root is `<svg>` in the SVG namespace. Then
@@ -228,6 +313,8 @@ export async function sanitizeSvg(bytes: Uint8Array): Promise<SanitizedSvg> {
   if (/<!DOCTYPE|<!ENTITY|<!ATTLIST|<!ELEMENT/i.test(text)) {
     refuse('an SVG logo may not have a DOCTYPE or entity declarations');
   }
+  const shape = shapeViolation(text);
+  if (shape) refuse(shape);
   const { window, purify } = await loadDom();
   const parsed = new window.DOMParser().parseFromString(text, 'image/svg+xml');
   const root = parsed.documentElement;

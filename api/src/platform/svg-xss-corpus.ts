@@ -180,6 +180,35 @@ export const SVG_XSS_VECTORS: readonly XssVector[] = [
     svg: '<html><body><script>alert(1)</script><svg xmlns="http://www.w3.org/2000/svg"/></body></html>',
     refused: true,
   },
+  // Presentation attributes are CSS to a browser, escapes included (security review, issue 16).
+  {
+    name: 'CSS-escaped url() in fill',
+    svg: logo('<rect fill="u\\72l(https://evil.example/p.svg#g)" width="5" height="5"/>'),
+  },
+  {
+    name: 'CSS-escaped url() in filter',
+    svg: logo('<rect filter="\\75rl(https://evil.example/f.svg#f)" width="5" height="5"/>'),
+  },
+  {
+    name: 'CSS-escaped url() in mask, six-digit escape',
+    svg: logo('<rect mask="u\\000072l(https://evil.example/m.svg#m)" width="5" height="5"/>'),
+  },
+  {
+    name: 'CSS-escaped url() in clip-path and marker-start',
+    svg: logo(
+      '<path d="M0 0L5 5" clip-path="u\\72l(//evil.example/c#c)" marker-start="u\\72l(//evil.example/m#m)"/>',
+    ),
+  },
+  {
+    name: 'nesting past the bound (deep nesting once overflowed the stack: a 500)',
+    svg: logo('<g>'.repeat(70) + '</g>'.repeat(70)),
+    refused: true,
+  },
+  {
+    name: 'elements past the bound (empty elements once held the API for minutes)',
+    svg: logo('<x/>'.repeat(2500)),
+    refused: true,
+  },
   {
     name: 'svg root without the SVG namespace (parsed as HTML would run the handler)',
     svg: '<svg onload="alert(1)"><rect width="5" height="5"/></svg>',

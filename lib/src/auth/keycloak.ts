@@ -40,7 +40,7 @@ export class KeycloakIdentityProvider implements IdentityProvider {
       const organizations = await Promise.all(
         (orgs ?? []).map(async (o) => {
           const groups = await this.admin.get<{ path: string }[]>(
-            `/organizations/${encodeURIComponent(o.id)}/members/${id}/groups?briefRepresentation=true`,
+            `/organizations/${encodeURIComponent(o.id)}/members/${id}/groups?briefRepresentation=true&max=1000`,
           );
           return {
             id: o.id,

@@ -97,7 +97,7 @@ export function organizationOf(req: Request, principal: Principal): string {
     }
     throw new ApiError(
       'organization_access_denied',
-      `you are not a member of organization ${named}`,
+      `you are not a member of organization ${named.slice(0, 64)}`,
     );
   }
   const [only, ...more] = principal.organizations;
