@@ -73,11 +73,34 @@ describe('the API documentation pages in a browser (real API, Chromium)', functi
     assert.deepEqual(problems, []);
   });
 
-  it('/scalar (Scalar): loads the document from /openapi.json and offers the X-Api-Key authentication', async function () {
+  it('/scalar (Scalar): loads the document, takes the API key, and its client sends GET /v1/me with it (200)', async function () {
     await page.goto(`${api.url}/scalar`);
     await page.getByText('Who the API takes the caller for').first().waitFor({ timeout: 30_000 });
     // The authentication block prefers the ApiKey scheme (configured in the page).
     await page.getByText('X-Api-Key').first().waitFor({ timeout: 30_000 });
+    await page.locator('input.scalar-password-input').first().fill(apiKey);
+
+    await page.locator('button.show-api-client-button', { hasText: 'get /v1/me' }).click();
+    const sent = page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/me', {
+      timeout: 30_000,
+    });
+    await page
+      .getByRole('button', { name: /Send get request to \/v1\/me/ })
+      .locator('visible=true')
+      .first()
+      .click();
+    const answer = await sent;
+    assert.equal(answer.status(), 200);
+    assert.equal(answer.request().headers()['x-api-key'], apiKey, 'the call carried the API key');
+    assert.equal(
+      ((await answer.json()) as { authenticated_via: string }).authenticated_via,
+      'api_key',
+    );
+    // The client shows the answer to the person.
+    await page
+      .getByText(/"api_key"/)
+      .first()
+      .waitFor({ timeout: 30_000 });
     assert.deepEqual(problems, []);
   });
 });
