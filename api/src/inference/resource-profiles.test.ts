@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { ValidationFailed } from '@aiplane/lib/errors';
+import { fieldsOf } from '@aiplane/lib/testing';
 import { validator } from '@aiplane/lib/service';
 import {
   definitionOf,
@@ -9,15 +9,6 @@ import {
 } from './resource-profiles.js';
 
 const parse = validator(ResourceProfileCreate);
-const fieldsOf = (fn: () => unknown): string[] => {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ValidationFailed) return err.fields.map((f) => f.field);
-    throw err;
-  }
-  return [];
-};
 
 describe('resource profiles (pure rules)', function () {
   const gpu = {

@@ -1,16 +1,6 @@
 import assert from 'node:assert/strict';
-import { ValidationFailed } from '@aiplane/lib/errors';
+import { fieldsOf as fields } from '@aiplane/lib/testing';
 import { canonicalLanguage, parseChanges, TRANSLATION_LIMITS } from './translations.js';
-
-const fields = (fn: () => unknown): string[] => {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ValidationFailed) return err.fields.map((f) => f.field);
-    throw err;
-  }
-  return [];
-};
 
 describe('translation overrides (pure rules)', () => {
   it('canonicalises BCP 47 tags and refuses what is not one', () => {
