@@ -109,12 +109,18 @@ export class DownloadWorker {
     }
   }
 
+  /** A line in the download's buffer (what its logs route shows) and in the API's log. */
+  private async note(d: DownloadWithFiles, message: string): Promise<void> {
+    this.logger.info({ download: d.id, model: d.model }, `model download: ${message}`);
+    await this.store.log(d.id, message);
+  }
+
   private modelDir(d: DownloadWithFiles): string {
     return join(this.settings.root, d.directory);
   }
 
   private async work(d: DownloadWithFiles, signal: AbortSignal): Promise<void> {
-    const log = (message: string) => this.store.log(d.id, message);
+    const log = (message: string) => this.note(d, message);
     let current: { file: FileRow; done: number; total: number | null } | undefined;
     let writing: Promise<void> = Promise.resolve();
     const beat = setInterval(() => {
@@ -198,14 +204,14 @@ export class DownloadWorker {
           headersTimeoutMs: s.headersTimeoutMs,
           idleTimeoutMs: s.idleTimeoutMs,
           signal,
-          log: (m) => this.store.log(d.id, m),
+          log: (m) => this.note(d, m),
           progress,
         });
       } catch (err) {
         if (signal.aborted || !(err instanceof TransferError) || !err.retryable) throw err;
         if (attempt >= s.attempts) throw err;
-        await this.store.log(
-          d.id,
+        await this.note(
+          d,
           `${err.message}; trying again (attempt ${attempt + 1} of ${s.attempts})`,
         );
         await sleep(1000 * 2 ** (attempt - 1), signal);
@@ -233,7 +239,7 @@ export class DownloadWorker {
     if (!(err instanceof TransferError)) {
       this.logger.error({ err, download: d.id }, 'model download failed');
     }
-    await this.store.log(d.id, `failed: ${message}`);
+    await this.note(d, `failed: ${message}`);
     const files = await this.store.files(d.id);
     for (const f of files.filter((f) => f.status === 'running')) {
       await this.store.updateFile(d.id, f.position, { status: 'failed' });
