@@ -157,7 +157,9 @@ export class DownloadWorker {
           const quarter = Math.floor((done / total) * 4);
           if (quarter > 0 && quarter < 4 && !marks.has(quarter)) {
             marks.add(quarter);
-            void log(`${file.path}: ${quarter * 25}% (${done} of ${total} bytes)`);
+            log(`${file.path}: ${quarter * 25}% (${done} of ${total} bytes)`).catch(
+              () => undefined,
+            );
           }
         });
         current = undefined;
