@@ -250,6 +250,46 @@ describe('model-installer downloads: start, list while active, logs, complete, f
     assert.ok((await readFile(join(modelDir('restarted'), 'p.bin'))).equals(plain.data));
   });
 
+  it('lets one replica of two on one database work a download, and stops it when the other replica cancels it', async function () {
+    const second = await startTestApi(`${NAME}-replica`, env(), { databaseOf: NAME });
+    try {
+      const a = generatedFile(1 * MiB);
+      const path = '/replicas/one.bin';
+      const d = await start({
+        model: 'replicas',
+        files: [
+          { url: files.add(path, { data: a.data, ranges: true, holdAt: 50_000 }), path: 'one.bin' },
+        ],
+      });
+      const partial = join(modelDir('replicas'), '.one.bin.partial');
+      await waitFor(
+        'the partial file to hold the first bytes',
+        async () => (await sizeOf(partial)) === 50_000,
+      );
+      // Both replicas look for work every 2 s; well past that, still one transfer.
+      const other = caller(second.url, 'admin', acme);
+      await waitFor('both replicas to have looked for work twice', async () => {
+        const r = await other('GET', `/v1/model-installer/downloads/${d.id}`);
+        return Date.now() - Date.parse((r.json() as { created_at: string }).created_at) > 4_500;
+      });
+      assert.equal(
+        files.requests.filter((r) => r.path === path).length,
+        1,
+        'one replica fetches it',
+      );
+      const r = await other('POST', `/v1/model-installer/downloads/${d.id}/cancel`);
+      assert.equal(r.status, 200, r.text);
+      await waitFor(
+        'the partial file to be removed',
+        async () => (await sizeOf(partial)) === undefined,
+      );
+      assert.deepEqual(await logs(d.id), { lines: [] });
+    } finally {
+      files.release();
+      await second.close();
+    }
+  });
+
   it('follows a redirect to another address, and fails one to a private address (checked at dial time)', async function () {
     const a = generatedFile(10_000);
     const target = files.add('/cdn/a.bin', { data: a.data, ranges: true });

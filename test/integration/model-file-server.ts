@@ -33,6 +33,8 @@ export function generatedFile(bytes: number): { data: Buffer; sha256: string } {
  */
 export class ModelFileServer {
   readonly requests: SeenRequest[] = [];
+  /** Paths of answers whose client went away before the end (a transfer that was stopped). */
+  readonly abandoned: string[] = [];
   private readonly files = new Map<string, ServedFile>();
   private readonly redirects = new Map<string, string>();
   private readonly holds = new Set<() => void>();
@@ -123,7 +125,10 @@ export class ModelFileServer {
       this.holds.add(go);
       await Promise.race([released, closed]);
       this.holds.delete(go);
-      if (res.destroyed) return;
+      if (res.destroyed) {
+        this.abandoned.push(path);
+        return;
+      }
       start = holdAt;
     }
     res.end(file.data.subarray(start));
