@@ -18,6 +18,8 @@ import { agentsRouter, type AgentsRouterOptions } from './agents/routes.js';
 import { docsRoutes } from './docs/routes.js';
 import { resourceProfilesRouter } from './inference/resource-profile-routes.js';
 import type { ResourceProfiles } from './inference/resource-profiles.js';
+import { modelInstallerRouter } from './inference/downloads/download-routes.js';
+import type { ModelDownloads } from './inference/downloads/downloads.js';
 import { apiKeysRouter } from './keys/routes.js';
 import type { McpOAuthLinking } from './mcp/oauth/oauth-linking.js';
 import { mcpOAuthRouter } from './mcp/oauth/routes.js';
@@ -57,6 +59,8 @@ export interface AppDeps {
   resourceProfiles: ResourceProfiles;
   /** The branding logo (platform settings). */
   logo: BrandingLogo;
+  /** Model-installer downloads into the model store. */
+  modelDownloads: ModelDownloads;
   /** Readiness beyond the process being up (database reachable, …). */
   ready?: () => Promise<boolean>;
 }
@@ -93,6 +97,7 @@ export function createApp(deps: AppDeps): Express {
   v1.use('/config', configRouter({ config: deps.config }));
   v1.use('/branding', brandingRouter({ branding: deps.branding }));
   v1.use('/resource-profiles', resourceProfilesRouter({ profiles: deps.resourceProfiles }));
+  v1.use('/model-installer', modelInstallerRouter({ downloads: deps.modelDownloads }));
   app.use('/v1', v1);
 
   app.use(notFound);
@@ -125,6 +130,10 @@ const API_TAGS = [
   { name: 'config', description: 'System configuration.' },
   { name: 'branding', description: 'The portal’s branding theme.' },
   { name: 'resource-profiles', description: 'Infrastructure profiles for model deployment.' },
+  {
+    name: 'model-installer',
+    description: 'Downloads of model files into the model store (docs/adr/0025).',
+  },
   { name: 'speech', description: 'Speech-to-text.' },
   { name: 'documentation', description: 'This document and the pages that show it.' },
   { name: 'probes', description: 'Liveness and readiness.' },

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { checkRemoteAddress, type Logger } from '@aiplane/lib';
 import { ApiError } from '@aiplane/lib/errors';
-import { organizationNamespace } from '@aiplane/lib/mcp';
+import { createPinnedFetch, organizationNamespace } from '@aiplane/lib/mcp';
 import { listen, type MountedRoute, openPlatform, routeTable } from '@aiplane/lib/service';
 import { AvailableTools } from './mcp/available-tools.js';
 import { McpOAuthLinking } from './mcp/oauth/oauth-linking.js';
@@ -15,6 +15,13 @@ import { Branding } from './platform/branding.js';
 import { ThemeStore } from './platform/branding-store.js';
 import { ResourceProfiles } from './inference/resource-profiles.js';
 import { ResourceProfileStore } from './inference/resource-profile-store.js';
+import { DownloadStore } from './inference/downloads/download-store.js';
+import {
+  DEFAULT_WORKER_SETTINGS,
+  DownloadWorker,
+  type WorkerSettings,
+} from './inference/downloads/download-worker.js';
+import { ModelDownloads } from './inference/downloads/downloads.js';
 import { SystemConfiguration } from './platform/config.js';
 import { ConfigStore } from './platform/config-store.js';
 import { BrandingLogo } from './platform/logo.js';
@@ -42,6 +49,8 @@ export interface StartApiOptions {
    * them (default ORPHAN_GRACE_SECONDS, 5 minutes). Deliberately not an environment variable.
    */
   mcpOrphanGraceSeconds?: number;
+  /** TESTS ONLY: model download worker timings (lease, heartbeat, poll, timeouts, attempts). */
+  modelDownloadWorker?: Partial<typeof DEFAULT_WORKER_SETTINGS>;
 }
 
 /** Connects, migrates, and serves the API on config.host:config.port (0 picks a port). */
@@ -66,6 +75,20 @@ export async function startApi(
     graceSeconds: opts.mcpOrphanGraceSeconds,
   });
   const allowLoopback = config.mcp.allowLoopbackUpstreams;
+  const downloadStore = new DownloadStore(db);
+  const downloadFetch = createPinnedFetch({
+    allowLoopback: config.modelStore.allowLoopbackSources,
+    connectTimeoutMs: 10_000,
+    redirects: 'return',
+  });
+  const workerSettings: WorkerSettings = {
+    ...DEFAULT_WORKER_SETTINGS,
+    ...opts.modelDownloadWorker,
+    root: config.modelStore.dir,
+    concurrency: config.modelStore.concurrency,
+    maxFileBytes: config.modelStore.maxFileBytes,
+  };
+  const downloadWorker = new DownloadWorker(downloadStore, downloadFetch, workerSettings, logger);
   const deps = {
     logger,
     tenants,
@@ -116,6 +139,12 @@ export async function startApi(
     branding: new Branding(new ThemeStore(db)),
     resourceProfiles: new ResourceProfiles(new ResourceProfileStore(db)),
     logo: new BrandingLogo(new LogoStore(db)),
+    modelDownloads: new ModelDownloads({
+      store: downloadStore,
+      worker: downloadWorker,
+      root: config.modelStore.dir,
+      allowLoopback: config.modelStore.allowLoopbackSources,
+    }),
     authenticator: platform.authenticator,
     ready: () => platform.ready(),
   };
@@ -124,11 +153,14 @@ export async function startApi(
   attachWebSockets(server, deps);
   const listening = await listen(server, config.host, config.port, logger, 'api');
   cleanup.start();
+  downloadWorker.start();
   return {
     ...listening,
     routes: routeTable(app),
     close: async () => {
       await listening.close();
+      await downloadWorker.stop();
+      await downloadFetch.close();
       await cleanup.stop();
       await platform.close();
     },

@@ -12,6 +12,8 @@ export async function startDevServices(info: EnvironmentInfo): Promise<ManagedPr
     ...process.env,
     ...apiEnv(info, await createDatabase(info, 'aiplane')),
     AIPLANE_GATEWAY_PUBLIC_URL: `http://127.0.0.1:${DEV_PORTS.gateway}`,
+    // Model-installer downloads land under the run directory (docs/adr/0025).
+    AIPLANE_MODEL_STORE_DIR: join(info.dir, 'models'),
   };
   const api = startFromSource({
     name: 'api',

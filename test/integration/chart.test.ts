@@ -122,6 +122,55 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
     ]);
   });
 
+  it('mounts the model store where the API writes downloads: an emptyDir by default, the chart’s PVC when persistence is on', async function () {
+    type Volume = {
+      name: string;
+      emptyDir?: object;
+      persistentVolumeClaim?: { claimName: string };
+    };
+    type Spec = PodSpec & {
+      volumes: Volume[];
+      securityContext: { fsGroup?: number };
+      containers: { volumeMounts: { name: string; mountPath: string }[] }[];
+    };
+    for (const [label, expected] of [
+      ['default', { claim: undefined, fsGroup: undefined }],
+      ['full', { claim: 'aiplane-model-store', fsGroup: 65532 }],
+    ] as const) {
+      const objects = await render(VALUES[label]!.args);
+      const spec = deployment(objects, 'api').spec.template.spec as unknown as Spec;
+      const config = loadApiConfig(containerEnv(spec, VALUES[label]!.secrets));
+      const mount = spec.containers[0]!.volumeMounts.find((m) => m.name === 'model-store');
+      assert.equal(mount?.mountPath, config.modelStore.dir, label);
+      const volume = spec.volumes.find((v) => v.name === 'model-store');
+      assert.equal(volume?.persistentVolumeClaim?.claimName, expected.claim, label);
+      if (expected.claim === undefined) assert.deepEqual(volume?.emptyDir, {}, label);
+      assert.equal(spec.securityContext.fsGroup, expected.fsGroup, label);
+      const claims = objects.filter((o) => o.kind === 'PersistentVolumeClaim');
+      assert.deepEqual(
+        claims.map((c) => c.metadata.name),
+        expected.claim ? [expected.claim] : [],
+        label,
+      );
+      // Downloads are not in the gateway's or the operator's pods.
+      for (const component of ['gateway', 'operator']) {
+        const other = deployment(objects, component).spec.template.spec as unknown as Spec;
+        assert.ok(!other.volumes.some((v) => v.name === 'model-store'), component);
+      }
+    }
+    const full = await render(VALUES.full!.args);
+    const claim = full.find((o) => o.kind === 'PersistentVolumeClaim') as unknown as {
+      spec: {
+        accessModes: string[];
+        storageClassName: string;
+        resources: { requests: { storage: string } };
+      };
+    };
+    assert.deepEqual(claim.spec.accessModes, ['ReadWriteMany']);
+    assert.equal(claim.spec.storageClassName, 'shared-nfs');
+    assert.equal(claim.spec.resources.requests.storage, '2Ti');
+  });
+
   for (const [label, { args }] of Object.entries(VALUES)) {
     it(`passes helm lint --strict with ${label} values`, async function () {
       const { stdout } = await helm('lint', CHART, '--strict', ...args);

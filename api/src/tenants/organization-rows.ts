@@ -11,6 +11,8 @@ const TABLES: readonly { name: string; unique?: readonly string[]; setting?: tru
   { name: 'mcp_credentials' },
   { name: 'mcp_oauth_clients' },
   { name: 'mcp_oauth_states' },
+  // Model downloads keep their directory (fixed at creation), so their files stay found.
+  { name: 'model_downloads' },
   // The organization's platform settings: gone with its tenant (its agents go by AgentStore).
   { name: 'translation_overrides', unique: ['language', 'namespace', 'key'], setting: true },
   { name: 'organization_config', unique: [], setting: true },

@@ -117,6 +117,9 @@ spec:
     runAsNonRoot: true
     seccompProfile:
       type: RuntimeDefault
+    {{- with .fsGroup }}
+    fsGroup: {{ . }}
+    {{- end }}
   terminationGracePeriodSeconds: 40
   containers:
     - name: {{ .component }}
@@ -180,10 +183,16 @@ spec:
       volumeMounts:
         - name: tmp
           mountPath: /tmp
+        {{- with .volumeMounts }}
+        {{- . | nindent 8 }}
+        {{- end }}
   volumes:
     - name: tmp
       emptyDir:
         sizeLimit: 64Mi
+    {{- with .volumes }}
+    {{- . | nindent 4 }}
+    {{- end }}
   {{- with $v.nodeSelector }}
   nodeSelector:
     {{- toYaml . | nindent 4 }}

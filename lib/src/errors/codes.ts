@@ -88,6 +88,24 @@ export const ERROR_CODES = {
     status: 409,
     description: 'the organization already has a resource profile of this name',
   },
+  // Model-installer downloads (docs/adr/0025)
+  model_download_not_found: {
+    status: 404,
+    description: 'no model download of the organization has this id',
+  },
+  model_download_source_invalid: {
+    status: 400,
+    description:
+      'a file’s source address breaks a rule of remote addresses (the message names the file and the rule)',
+  },
+  model_download_in_progress: {
+    status: 409,
+    description: 'the model has an active download already in the organization',
+  },
+  model_download_not_active: {
+    status: 409,
+    description: 'the download is completed, failed or cancelled already',
+  },
   // Agents (spec: "Other agent request fields: not shown"; docs/agents.md)
   agent_not_found: { status: 404, description: 'no agent of the organization has this id' },
   agent_modification_denied: {

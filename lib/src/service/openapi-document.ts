@@ -241,11 +241,14 @@ function operationObject(route: DocumentedRoute, op: OperationSpec, c: Component
             ),
           }
         : {}),
-      ...(r.schema
-        ? { content: { 'application/json': { schema: c.ref(r.schema) } } }
-        : r.contentType
-          ? { content: { [r.contentType]: { schema: { type: 'string' } } } }
-          : {}),
+      ...(r.schema || r.contentType
+        ? {
+            content: {
+              ...(r.schema ? { 'application/json': { schema: c.ref(r.schema) } } : {}),
+              ...(r.contentType ? { [r.contentType]: { schema: { type: 'string' } } } : {}),
+            },
+          }
+        : {}),
     };
   }
   const byStatus = new Map<number, ErrorCode[]>();

@@ -13,7 +13,10 @@ export interface ResponseSpec {
   description: string;
   /** The JSON body; none for an empty answer (204) or a non-JSON one (see `contentType`). */
   schema?: TSchema;
-  /** A body that is not JSON (`text/html`, …); documented as a string. */
+  /**
+   * A body that is not JSON (`text/html`, …); documented as a string. With `schema` too, the
+   * answer is either (a `text/event-stream` alternative the query asks for: download logs).
+   */
   contentType?: string;
   headers?: Record<string, string>;
 }

@@ -20,6 +20,12 @@ export interface PinnedFetchOptions {
   lookup?: LookupAll;
   /** How long establishing one TCP (and TLS) connection may take; undici's default is 10 s. */
   connectTimeoutMs?: number;
+  /**
+   * `refuse` (default): a redirect rejects with RedirectRefusedError. `return`: the 3xx answer
+   * is returned unfollowed, for a caller that checks its Location and asks again through this
+   * same fetch (whose dial-time check then applies to the new host: model downloads).
+   */
+  redirects?: 'refuse' | 'return';
 }
 
 /** A fetch that dials only public addresses and never follows a redirect. */
@@ -132,7 +138,7 @@ export function createPinnedFetch(opts: PinnedFetchOptions): PinnedFetch {
   // gateway aborts when its client leaves.
   const agent = new Agent({ connect, bodyTimeout: 0, headersTimeout: 0 });
 
-  return noRedirectFetch(agent);
+  return noRedirectFetch(agent, opts.redirects ?? 'refuse');
 }
 
 /**
@@ -152,8 +158,8 @@ export function createWorkloadFetch(opts: { connectTimeoutMs?: number } = {}): P
   );
 }
 
-/** A fetch through `agent` that never follows a redirect: a 3xx rejects instead. */
-function noRedirectFetch(agent: Agent): PinnedFetch {
+/** A fetch through `agent` that never follows a redirect: a 3xx rejects (or is returned). */
+function noRedirectFetch(agent: Agent, redirects: 'refuse' | 'return' = 'refuse'): PinnedFetch {
   const fetchNoRedirect = async (url: string | URL, init?: RequestInit): Promise<Response> => {
     const response = await undiciFetch(url, {
       // The global RequestInit and undici's differ only in their types (FormData's).
@@ -161,7 +167,7 @@ function noRedirectFetch(agent: Agent): PinnedFetch {
       redirect: 'manual',
       dispatcher: agent,
     });
-    if (REDIRECT_STATUSES.has(response.status)) {
+    if (redirects === 'refuse' && REDIRECT_STATUSES.has(response.status)) {
       await response.body?.cancel().catch(() => undefined);
       throw new RedirectRefusedError(response.status);
     }
