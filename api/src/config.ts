@@ -5,6 +5,18 @@ import { readInt, readServiceConfig, type ServiceConfig } from '@aiplane/lib/ser
 export interface ApiConfig extends ServiceConfig {
   readonly host: string;
   readonly port: number;
+  /** Model backends and the messages API (docs/adr/0024). */
+  readonly inference: {
+    /**
+     * TEST ONLY (default false): backends on 127.0.0.0/8 and ::1 pass the address rules, as
+     * AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS does for MCP servers. Never in a deployment.
+     */
+    readonly allowLoopbackBackends: boolean;
+    /** The whole of one messages request, retries included (spec: Limits, 600 s). */
+    readonly requestTimeoutMs: number;
+    /** The first retry's delay; each next one doubles it (Retry-After wins when larger). */
+    readonly retryBaseMs: number;
+  };
 }
 
 export { ConfigError };
@@ -14,6 +26,29 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   const shared = readServiceConfig(env, problems);
   const host = env.AIPLANE_API_HOST || '127.0.0.1';
   const port = readInt(env, 'AIPLANE_API_PORT', 8080, { min: 0, max: 65535 }, problems);
+  const loopback = env.AIPLANE_MODELS_ALLOW_LOOPBACK_BACKENDS;
+  if (loopback !== undefined && !['', 'true', 'false'].includes(loopback)) {
+    problems.push(
+      `AIPLANE_MODELS_ALLOW_LOOPBACK_BACKENDS must be true or false, got "${loopback}"`,
+    );
+  }
+  const inference = Object.freeze({
+    allowLoopbackBackends: loopback === 'true',
+    requestTimeoutMs: readInt(
+      env,
+      'AIPLANE_INFERENCE_TIMEOUT_MS',
+      600_000,
+      { min: 1000, max: 3_600_000 },
+      problems,
+    ),
+    retryBaseMs: readInt(
+      env,
+      'AIPLANE_INFERENCE_RETRY_BASE_MS',
+      500,
+      { min: 0, max: 60_000 },
+      problems,
+    ),
+  });
   if (problems.length > 0) throw new ConfigError(problems);
-  return Object.freeze({ ...shared, host, port });
+  return Object.freeze({ ...shared, host, port, inference });
 }
