@@ -13,6 +13,12 @@ import { WorkloadAdmission } from './mcp/workload-admission.js';
 import { AgentStore } from './agents/store.js';
 import { Branding } from './platform/branding.js';
 import { ThemeStore } from './platform/branding-store.js';
+import { Registry } from 'prom-client';
+import { createPinnedFetch, createWorkloadFetch } from '@aiplane/lib/mcp';
+import { inferenceMetrics } from './inference/inference-metrics.js';
+import { Messages } from './inference/messages.js';
+import { ModelCatalogue } from './inference/model-catalogue.js';
+import { ModelCatalogueStore } from './inference/model-catalogue-store.js';
 import { ResourceProfiles } from './inference/resource-profiles.js';
 import { ResourceProfileStore } from './inference/resource-profile-store.js';
 import { SystemConfiguration } from './platform/config.js';
@@ -32,6 +38,8 @@ export interface RunningApi {
   port: number;
   /** Every HTTP route the app serves (WebSocket paths apart: `STT_PATH`). */
   routes: MountedRoute[];
+  /** The API's own metrics (the messages API's, docs/adr/0024). */
+  registry: Registry;
   close(): Promise<void>;
 }
 
@@ -66,6 +74,28 @@ export async function startApi(
     graceSeconds: opts.mcpOrphanGraceSeconds,
   });
   const allowLoopback = config.mcp.allowLoopbackUpstreams;
+  const models = new ModelCatalogue({
+    store: new ModelCatalogueStore(db),
+    keyring: config.mcp.credentialKeys,
+    allowLoopback: config.inference.allowLoopbackBackends,
+  });
+  if (config.inference.allowLoopbackBackends) {
+    logger.warn('AIPLANE_MODELS_ALLOW_LOOPBACK_BACKENDS is on: model backends may be on loopback');
+  }
+  // Backends are dialed with the address rules checked again at connect time (DNS rebinding).
+  const backendFetch = createPinnedFetch({ allowLoopback: config.inference.allowLoopbackBackends });
+  const clusterFetch = createWorkloadFetch();
+  const registry = new Registry();
+  const messages = new Messages({
+    catalogue: models,
+    agents,
+    remoteFetch: backendFetch,
+    clusterFetch,
+    requestTimeoutMs: config.inference.requestTimeoutMs,
+    retryBaseMs: config.inference.retryBaseMs,
+    logger,
+    metrics: inferenceMetrics(registry),
+  });
   const deps = {
     logger,
     tenants,
@@ -116,6 +146,8 @@ export async function startApi(
     branding: new Branding(new ThemeStore(db)),
     resourceProfiles: new ResourceProfiles(new ResourceProfileStore(db)),
     logo: new BrandingLogo(new LogoStore(db)),
+    models,
+    messages,
     authenticator: platform.authenticator,
     ready: () => platform.ready(),
   };
@@ -127,9 +159,12 @@ export async function startApi(
   return {
     ...listening,
     routes: routeTable(app),
+    registry,
     close: async () => {
       await listening.close();
       await cleanup.stop();
+      await backendFetch.close();
+      await clusterFetch.close();
       await platform.close();
     },
   };

@@ -4,6 +4,7 @@ export { mayUseServer, serverAccessDenied } from './server-access.js';
 export { type UpstreamDialers, upstreamTarget, type UpstreamTarget } from './upstream-target.js';
 export {
   createPinnedFetch,
+  createWorkloadFetch,
   type FetchLike,
   listUpstreamTools,
   type PinnedFetch,
