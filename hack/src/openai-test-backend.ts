@@ -8,6 +8,8 @@ export interface OpenAiTestRequest {
   path: string;
   headers: IncomingMessage['headers'];
   body: unknown;
+  /** Set when the caller closed the connection while the backend stalled (see stallNext). */
+  closedByCaller?: boolean;
 }
 
 export interface OpenAiTestBackendOptions {
@@ -26,6 +28,8 @@ export interface OpenAiTestBackend {
   requests: OpenAiTestRequest[];
   /** The next `count` chat requests answer `status` (with `Retry-After: retryAfter` if given). */
   failNext(count: number, status?: number, retryAfter?: string): void;
+  /** The next `count` chat requests wait `ms` before answering (or until the caller leaves). */
+  stallNext(count: number, ms: number): void;
   close(): Promise<void>;
 }
 
@@ -67,6 +71,7 @@ export async function startOpenAiTestBackend(
 ): Promise<OpenAiTestBackend> {
   const requests: OpenAiTestRequest[] = [];
   let failures: { count: number; status: number; retryAfter?: string } = { count: 0, status: 503 };
+  let stalls = { count: 0, ms: 0 };
   const server: Server = createServer((req, res) => {
     void handle(req, res);
   });
@@ -82,7 +87,13 @@ export async function startOpenAiTestBackend(
       body = raw;
     }
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    requests.push({ method: req.method ?? 'GET', path, headers: req.headers, body });
+    const record: OpenAiTestRequest = {
+      method: req.method ?? 'GET',
+      path,
+      headers: req.headers,
+      body,
+    };
+    requests.push(record);
     if (opts.apiKey !== undefined && req.headers.authorization !== `Bearer ${opts.apiKey}`) {
       json(res, 401, { error: { message: 'invalid api key', type: 'invalid_request_error' } });
       return;
@@ -111,6 +122,17 @@ export async function startOpenAiTestBackend(
       });
       res.end(JSON.stringify({ error: { message: `injected failure ${failures.status}` } }));
       return;
+    }
+    if (stalls.count > 0) {
+      stalls.count -= 1;
+      record.closedByCaller = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), stalls.ms);
+        res.once('close', () => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+      });
+      if (record.closedByCaller) return;
     }
     const chat = (body ?? {}) as ChatBody;
     const answer = answerOf(chat);
@@ -208,6 +230,9 @@ export async function startOpenAiTestBackend(
     requests,
     failNext(count, status = 503, retryAfter) {
       failures = { count, status, ...(retryAfter === undefined ? {} : { retryAfter }) };
+    },
+    stallNext(count, ms) {
+      stalls = { count, ms };
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
-import { type ManagedProcess, startOpenAiTestBackend, type OpenAiTestBackend } from '@aiplane/hack';
-import { call, ORG_SCOPE, startTestApi, tokenFor, type TestApi } from './api-helpers.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  type ManagedProcess,
+  startOpenAiTestBackend,
+  type OpenAiTestBackend,
+  waitFor,
+} from '@aiplane/hack';
+import { call, keycloak, ORG_SCOPE, startTestApi, tokenFor, type TestApi } from './api-helpers.js';
 import {
   addMembers,
   caller,
@@ -10,6 +17,7 @@ import {
   type Call,
   type Tenant,
 } from './fixtures/index.js';
+import { environment } from './harness.js';
 import { startOperatorProcess } from './operator-process.js';
 import { rememberSecret } from './secrets.js';
 
@@ -556,6 +564,100 @@ describe('messages API: /anthropic/v1 with the vendor’s own SDK as the client'
         .stream({ model: 'echo', max_tokens: 10, messages: [{ role: 'user', content: 'later' }] })
         .finalMessage();
       assert.deepEqual(final.content, [{ type: 'text', text: 'echo: later' }]);
+    });
+  });
+  describe('time, the client going away, metrics', function () {
+    it('aborts the backend call when the client goes away', async function () {
+      const before = backend.requests.length;
+      backend.stallNext(1, 30_000);
+      const ac = new AbortController();
+      const pending = client.messages.create(
+        { model: 'echo', max_tokens: 10, messages: [{ role: 'user', content: 'slow' }] },
+        { signal: ac.signal },
+      );
+      await waitFor('the backend to get the call', () =>
+        Promise.resolve(backend.requests.length > before),
+      );
+      ac.abort();
+      await assert.rejects(pending);
+      await waitFor(
+        'the backend call to be aborted',
+        () => Promise.resolve(backend.requests[before]?.closedByCaller === true),
+        { timeoutMs: 10_000 },
+      );
+    });
+
+    it('answers 500 api_error when the backend does not answer within the request timeout', async function () {
+      const timed = await startTestApi('messages-api-timeout', {
+        AIPLANE_MODELS_ALLOW_LOOPBACK_BACKENDS: 'true',
+        AIPLANE_INFERENCE_TIMEOUT_MS: '1000',
+      });
+      try {
+        const acme = keycloak().organization.id;
+        const model = await caller(timed.url, 'admin', acme)('POST', '/v1/models', {
+          name: 'slow',
+          mode: 'chat',
+          base_url: backend.baseUrl,
+          api_key: BACKEND_KEY,
+          platform_wide: true,
+        });
+        assert.equal(model.status, 201, model.text);
+        const before = backend.requests.length;
+        backend.stallNext(1, 30_000);
+        const started = Date.now();
+        const r = await call(`${timed.url}/anthropic/v1/messages`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${await tokenFor('admin', ORG_SCOPE)}`,
+            'x-aiplane-organization': acme,
+          },
+          body: { model: 'slow', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] },
+        });
+        assert.equal(r.status, 500, r.text);
+        assert.equal((r.json() as { error: { type: string } }).error.type, 'api_error');
+        assert.ok(Date.now() - started < 10_000, 'the timeout did not end the request');
+        await waitFor(
+          'the backend call to be aborted',
+          () => Promise.resolve(backend.requests[before]?.closedByCaller === true),
+          { timeoutMs: 10_000 },
+        );
+      } finally {
+        await timed.close();
+      }
+    });
+
+    it('counts requests, time to first token and tokens per model and organization, and logs no prompt text', async function () {
+      const text = await api.registry.metrics();
+      const org = a.organizationId;
+      assert.match(
+        text,
+        new RegExp(
+          `aiplane_inference_requests_total\\{model="echo",organization="${org}",stream="true",outcome="ok"\\} [1-9]`,
+        ),
+      );
+      assert.match(
+        text,
+        new RegExp(
+          `aiplane_inference_tokens_total\\{model="echo",organization="${org}",direction="output"\\} [1-9]`,
+        ),
+      );
+      assert.match(
+        text,
+        new RegExp(
+          `aiplane_inference_time_to_first_token_seconds_count\\{model="echo",organization="${org}"\\} [1-9]`,
+        ),
+      );
+      assert.match(text, /aiplane_inference_backend_retries_total\{model="echo"\} [1-9]/);
+      assert.match(
+        text,
+        new RegExp(
+          `aiplane_inference_requests_total\\{model="echo",organization="${org}",stream="false",outcome="backend_error"\\} [1-9]`,
+        ),
+      );
+      const log = readFileSync(join(environment().controlPlane.logDir, 'messages-api.log'), 'utf8');
+      for (const prompt of ['hello there', 'second then STOP', 'echo: persist']) {
+        assert.ok(!log.includes(prompt), `the API log holds "${prompt}"`);
+      }
     });
   });
 });
