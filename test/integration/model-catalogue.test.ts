@@ -12,6 +12,7 @@ import {
   type TestApi,
 } from './api-helpers.js';
 import { caller, type Call } from './fixtures/index.js';
+import { setPermissionsIn } from './keycloak-admin.js';
 
 describe('model catalogue: /v1/models (can_manage_models, SSRF-checked backends, write-only keys)', function () {
   this.timeout(60_000);
@@ -202,5 +203,45 @@ describe('model catalogue: /v1/models (can_manage_models, SSRF-checked backends,
       (await as('admin')('PATCH', '/v1/config', { reranker_model: 'acme-rerank' })).status,
       200,
     );
+  });
+  it('lets a tenant’s model manager write the organization’s entries but not platform-wide or in-cluster ones (403 model_catalogue_admin_only)', async function () {
+    const member = keycloak().users.member.id;
+    await setPermissionsIn(acme, member, ['can_access_api', 'can_manage_models']);
+    try {
+      const own = await as('member')('POST', '/v1/models', {
+        name: 'members-own',
+        mode: 'chat',
+        base_url: backend.baseUrl,
+      });
+      assert.equal(own.status, 201, own.text);
+      for (const extra of [{ platform_wide: true }, { in_cluster: true }]) {
+        assertCode(
+          await as('member')('POST', '/v1/models', {
+            name: 'not-allowed',
+            mode: 'chat',
+            base_url: backend.baseUrl,
+            ...extra,
+          }),
+          403,
+          'model_catalogue_admin_only',
+        );
+      }
+      const shared = (
+        (await as('member')('GET', '/v1/models')).json() as { models: Model[] }
+      ).models.find((m) => m.organization_id === null);
+      assert.ok(shared, 'the member sees the platform-wide entries');
+      assertCode(
+        await as('member')('PATCH', `/v1/models/${shared.id}`, { active: false }),
+        403,
+        'model_catalogue_admin_only',
+      );
+      assertCode(
+        await as('member')('DELETE', `/v1/models/${shared.id}`),
+        403,
+        'model_catalogue_admin_only',
+      );
+    } finally {
+      await setPermissionsIn(acme, member, ['can_access_api']);
+    }
   });
 });
