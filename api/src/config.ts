@@ -5,6 +5,11 @@ import { readInt, readServiceConfig, type ServiceConfig } from '@aiplane/lib/ser
 export interface ApiConfig extends ServiceConfig {
   readonly host: string;
   readonly port: number;
+  /**
+   * Where the API's `/metrics` (Prometheus) listens, on `host`; null (unset): not served.
+   * Never the public port.
+   */
+  readonly metricsPort: number | null;
   /** Model backends and the messages API (docs/adr/0024). */
   readonly inference: {
     /**
@@ -26,6 +31,13 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   const shared = readServiceConfig(env, problems);
   const host = env.AIPLANE_API_HOST || '127.0.0.1';
   const port = readInt(env, 'AIPLANE_API_PORT', 8080, { min: 0, max: 65535 }, problems);
+  const metricsPort =
+    env.AIPLANE_API_METRICS_PORT === undefined || env.AIPLANE_API_METRICS_PORT === ''
+      ? null
+      : readInt(env, 'AIPLANE_API_METRICS_PORT', 0, { min: 0, max: 65535 }, problems);
+  if (metricsPort !== null && metricsPort !== 0 && metricsPort === port) {
+    problems.push('AIPLANE_API_METRICS_PORT must differ from AIPLANE_API_PORT');
+  }
   const loopback = env.AIPLANE_MODELS_ALLOW_LOOPBACK_BACKENDS;
   if (loopback !== undefined && !['', 'true', 'false'].includes(loopback)) {
     problems.push(
@@ -50,5 +62,5 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     ),
   });
   if (problems.length > 0) throw new ConfigError(problems);
-  return Object.freeze({ ...shared, host, port, inference });
+  return Object.freeze({ ...shared, host, port, metricsPort, inference });
 }

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { checkRemoteAddress, type Logger } from '@aiplane/lib';
+import { checkRemoteAddress, type Logger, startHealthServer } from '@aiplane/lib';
 import { ApiError } from '@aiplane/lib/errors';
 import { organizationNamespace } from '@aiplane/lib/mcp';
 import { listen, type MountedRoute, openPlatform, routeTable } from '@aiplane/lib/service';
@@ -40,6 +40,8 @@ export interface RunningApi {
   routes: MountedRoute[];
   /** The API's own metrics (the messages API's, docs/adr/0024). */
   registry: Registry;
+  /** The bound port of `/metrics`, when AIPLANE_API_METRICS_PORT is set. */
+  metricsPort?: number;
   close(): Promise<void>;
 }
 
@@ -155,13 +157,23 @@ export async function startApi(
   const server = createServer(app);
   attachWebSockets(server, deps);
   const listening = await listen(server, config.host, config.port, logger, 'api');
+  // Prometheus only, when asked for: the probes are on the public port.
+  const metricsServer =
+    config.metricsPort === null
+      ? undefined
+      : await startHealthServer({ host: config.host, port: config.metricsPort, registry, logger });
+  if (metricsServer) {
+    logger.info({ host: config.host, port: metricsServer.port }, 'api metrics listening');
+  }
   cleanup.start();
   return {
     ...listening,
     routes: routeTable(app),
     registry,
+    metricsPort: metricsServer?.port,
     close: async () => {
       await listening.close();
+      await metricsServer?.close();
       await cleanup.stop();
       await backendFetch.close();
       await clusterFetch.close();

@@ -587,10 +587,11 @@ describe('messages API: /anthropic/v1 with the vendor’s own SDK as the client'
       );
     });
 
-    it('answers 500 api_error when the backend does not answer within the request timeout', async function () {
+    it('answers 500 api_error when the backend does not answer within the request timeout, and counts it on the metrics port', async function () {
       const timed = await startTestApi('messages-api-timeout', {
         AIPLANE_MODELS_ALLOW_LOOPBACK_BACKENDS: 'true',
         AIPLANE_INFERENCE_TIMEOUT_MS: '1000',
+        AIPLANE_API_METRICS_PORT: '0',
       });
       try {
         const acme = keycloak().organization.id;
@@ -621,6 +622,15 @@ describe('messages API: /anthropic/v1 with the vendor’s own SDK as the client'
           () => Promise.resolve(backend.requests[before]?.closedByCaller === true),
           { timeoutMs: 10_000 },
         );
+        // Served on the metrics port (AIPLANE_API_METRICS_PORT), not the public one.
+        const metrics = await call(`http://127.0.0.1:${timed.metricsPort}/metrics`);
+        assert.match(
+          metrics.text,
+          new RegExp(
+            `aiplane_inference_requests_total\\{model="slow",organization="${acme}",stream="false",outcome="backend_error"\\} 1`,
+          ),
+        );
+        assert.equal((await call(`${timed.url}/metrics`)).status, 404);
       } finally {
         await timed.close();
       }
