@@ -174,6 +174,24 @@ describe('toOpenAiRequest: the vendor request as OpenAI chat', function () {
     );
   });
 
+  it('refuses an image by URL (the backend would fetch it from inside the network)', function () {
+    assert.throws(
+      () =>
+        toOpenAiRequest(
+          base({
+            messages: [
+              {
+                role: 'user',
+                content: [{ type: 'image', source: { type: 'url', url: 'http://10.0.0.1/x.png' } }],
+              },
+            ],
+          }),
+          target,
+        ),
+      /messages\.0\.content\.0\.source: only base64 images/,
+    );
+  });
+
   it('refuses server tools and tool_use blocks in a user message', function () {
     assert.throws(
       () =>

@@ -136,7 +136,16 @@ function userMessages(blocks: ContentBlock[], index: number): OpenAiMessage[] {
         parts.push({ type: 'text', text: b.text });
         break;
       case 'image':
-        parts.push({ type: 'image_url', image_url: { url: imageUrl(b.source) } });
+        if (b.source.type !== 'base64') {
+          // The backend would fetch it from inside the platform's network: not passed on.
+          throw new UnsupportedRequest(
+            `messages.${index}.content.${j}.source: only base64 images are supported`,
+          );
+        }
+        parts.push({
+          type: 'image_url',
+          image_url: { url: `data:${b.source.media_type};base64,${b.source.data}` },
+        });
         break;
       case 'tool_use':
         throw new UnsupportedRequest(
@@ -186,8 +195,4 @@ function toolResultText(b: Extract<ContentBlock, { type: 'tool_result' }>): stri
         : b.content.map((c) => (c.type === 'text' ? c.text : '[image]')).join('\n');
   // OpenAI tool messages have no error flag: the model reads it from the text.
   return b.is_error === true ? `Error: ${content}` : content;
-}
-
-function imageUrl(source: Extract<ContentBlock, { type: 'image' }>['source']): string {
-  return source.type === 'base64' ? `data:${source.media_type};base64,${source.data}` : source.url;
 }
