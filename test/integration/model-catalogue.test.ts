@@ -13,6 +13,7 @@ import {
 } from './api-helpers.js';
 import { caller, type Call } from './fixtures/index.js';
 import { setPermissionsIn } from './keycloak-admin.js';
+import { newSecret } from './secrets.js';
 
 describe('model catalogue: /v1/models (can_manage_models, SSRF-checked backends, write-only keys)', function () {
   this.timeout(60_000);
@@ -23,7 +24,7 @@ describe('model catalogue: /v1/models (can_manage_models, SSRF-checked backends,
   const other = randomUUID();
   const as = (user: DevUser, organizationId = acme, on = api): Call =>
     caller(on.url, user, organizationId);
-  const SECRET = 'sk-backend-secret-5f2a';
+  const SECRET = newSecret('sk-backend');
 
   before(async function () {
     backend = await startOpenAiTestBackend();
