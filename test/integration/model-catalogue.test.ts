@@ -205,7 +205,7 @@ describe('model catalogue: /v1/models (can_manage_models, SSRF-checked backends,
       200,
     );
   });
-  it('lets a tenant’s model manager write the organization’s entries but not platform-wide or in-cluster ones (403 model_catalogue_admin_only)', async function () {
+  it('lets a tenant’s model manager write the organization’s entries but not platform-wide ones, in-cluster ones or an in-cluster address (403 model_catalogue_admin_only)', async function () {
     const member = keycloak().users.member.id;
     await setPermissionsIn(acme, member, ['can_access_api', 'can_manage_models']);
     try {
@@ -227,6 +227,27 @@ describe('model catalogue: /v1/models (can_manage_models, SSRF-checked backends,
           'model_catalogue_admin_only',
         );
       }
+      // An in-cluster row of the organization (set by a platform admin): its address stays the
+      // admin's to change.
+      const inCluster = (
+        await as('admin')('POST', '/v1/models', {
+          name: 'acme-in-cluster',
+          mode: 'chat',
+          base_url: 'http://vllm.models.svc.cluster.local:8000/v1',
+          in_cluster: true,
+        })
+      ).json() as Model;
+      assertCode(
+        await as('member')('PATCH', `/v1/models/${inCluster.id}`, {
+          base_url: 'http://postgres.aiplane.svc.cluster.local:5432/v1',
+        }),
+        403,
+        'model_catalogue_admin_only',
+      );
+      const renamed = await as('member')('PATCH', `/v1/models/${inCluster.id}`, {
+        context_window: 4096,
+      });
+      assert.equal(renamed.status, 200, renamed.text);
       const shared = (
         (await as('member')('GET', '/v1/models')).json() as { models: Model[] }
       ).models.find((m) => m.organization_id === null);

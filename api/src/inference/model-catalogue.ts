@@ -195,6 +195,10 @@ export class ModelCatalogue {
       if (!editor.platformAdmin) throw adminOnly('in_cluster');
     }
     const inCluster = body.in_cluster ?? current.in_cluster;
+    // An in-cluster row's address is exempt from the rules: only a platform admin moves it.
+    if (inCluster && body.base_url !== undefined && !editor.platformAdmin) {
+      throw adminOnly('in_cluster');
+    }
     const baseUrl = body.base_url ?? current.base_url;
     // A new address, or one that loses the in-cluster exemption, is checked again.
     if (baseUrl !== null && (body.base_url !== undefined || body.in_cluster === false)) {
