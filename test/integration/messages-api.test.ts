@@ -105,6 +105,9 @@ describe('messages API: /anthropic/v1 with the vendor’s own SDK as the client'
     });
     assert.equal(mine.status, 201, mine.text);
     agentA = (mine.json() as { id: string }).id;
+    // An agent whose model is not in the catalogue could not answer: it is not listed.
+    const orphan = await memberInA('POST', '/v1/agents', { name: 'orphan', model: 'missing' });
+    assert.equal(orphan.status, 201, orphan.text);
     const theirs = await adminInB('POST', '/v1/agents', {
       name: 'secret',
       instructions: 'Only for B.',
@@ -406,7 +409,7 @@ describe('messages API: /anthropic/v1 with the vendor’s own SDK as the client'
   });
 
   describe('models', function () {
-    it('lists the caller’s chat models and agents in the vendor’s shape, not another tenant’s agent', async function () {
+    it('lists the caller’s chat models and usable agents in the vendor’s shape, not another tenant’s agent', async function () {
       const page = await client.models.list({ limit: 100 });
       const ids = page.data.map((m) => m.id);
       assert.deepEqual(ids, [

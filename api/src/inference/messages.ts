@@ -79,14 +79,17 @@ export class Messages {
 
   /** The caller's active chat models, then the agents they may use, in the vendor's shape. */
   async models(organizationId: string): Promise<AnthropicModelInfo[]> {
-    const models = (await this.opts.catalogue.chatModels(organizationId)).map((m) => ({
+    const chat = await this.opts.catalogue.chatModels(organizationId);
+    const usable = new Set(chat.map((m) => m.name));
+    const models = chat.map((m) => ({
       type: 'model' as const,
       id: `${MODEL_PREFIX}${m.name}`,
       display_name: m.name,
       created_at: m.createdAt.toISOString(),
     }));
     const agents = (await this.opts.agents.list(organizationId))
-      .filter((a) => a.model !== null)
+      // An agent is listed when a message to it could be answered: its model is in use.
+      .filter((a) => a.model !== null && usable.has(a.model))
       .map((a) => ({
         type: 'model' as const,
         id: `${AGENT_PREFIX}${a.id}`,
