@@ -16,6 +16,10 @@ import {
 import type { TenantLifecycle } from '@aiplane/crds';
 import { agentsRouter, type AgentsRouterOptions } from './agents/routes.js';
 import { docsRoutes } from './docs/routes.js';
+import { anthropicRouter } from './inference/anthropic-routes.js';
+import type { Messages } from './inference/messages.js';
+import type { ModelCatalogue } from './inference/model-catalogue.js';
+import { modelCatalogueRouter } from './inference/model-catalogue-routes.js';
 import { resourceProfilesRouter } from './inference/resource-profile-routes.js';
 import type { ResourceProfiles } from './inference/resource-profiles.js';
 import { modelInstallerRouter } from './inference/downloads/download-routes.js';
@@ -61,6 +65,10 @@ export interface AppDeps {
   logo: BrandingLogo;
   /** Model-installer downloads into the model store. */
   modelDownloads: ModelDownloads;
+  /** The model catalogue (docs/adr/0024). */
+  models: ModelCatalogue;
+  /** The vendor-compatible messages API under /anthropic (docs/adr/0024). */
+  messages: Messages;
   /** Readiness beyond the process being up (database reachable, …). */
   ready?: () => Promise<boolean>;
 }
@@ -98,7 +106,18 @@ export function createApp(deps: AppDeps): Express {
   v1.use('/branding', brandingRouter({ branding: deps.branding }));
   v1.use('/resource-profiles', resourceProfilesRouter({ profiles: deps.resourceProfiles }));
   v1.use('/model-installer', modelInstallerRouter({ downloads: deps.modelDownloads }));
+  v1.use('/models', modelCatalogueRouter({ catalogue: deps.models }));
   app.use('/v1', v1);
+  // The vendor-compatible API: its own /v1 below its prefix, its own error shape (spec:
+  // Versioning 1; docs/adr/0024).
+  app.use(
+    '/anthropic',
+    anthropicRouter({
+      messages: deps.messages,
+      authenticate: authenticate(deps.authenticator),
+      logger: deps.logger,
+    }),
+  );
 
   app.use(notFound);
   app.use(errorMiddleware(deps.logger));
@@ -133,6 +152,12 @@ const API_TAGS = [
   {
     name: 'model-installer',
     description: 'Downloads of model files into the model store (docs/adr/0025).',
+  },
+  { name: 'models', description: 'The model catalogue and its backends.' },
+  {
+    name: 'messages',
+    description:
+      'The vendor-compatible messages API under /anthropic (errors in the vendor’s shape).',
   },
   { name: 'speech', description: 'Speech-to-text.' },
   { name: 'documentation', description: 'This document and the pages that show it.' },

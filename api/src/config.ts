@@ -20,6 +20,23 @@ export interface ApiConfig extends ServiceConfig {
      */
     readonly allowLoopbackSources: boolean;
   };
+  /**
+   * Where the API's `/metrics` (Prometheus) listens, on `host`; null (unset): not served.
+   * Never the public port.
+   */
+  readonly metricsPort: number | null;
+  /** Model backends and the messages API (docs/adr/0024). */
+  readonly inference: {
+    /**
+     * TEST ONLY (default false): backends on 127.0.0.0/8 and ::1 pass the address rules, as
+     * AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS does for MCP servers. Never in a deployment.
+     */
+    readonly allowLoopbackBackends: boolean;
+    /** The whole of one messages request, retries included (spec: Limits, 600 s). */
+    readonly requestTimeoutMs: number;
+    /** The first retry's delay; each next one doubles it (Retry-After wins when larger). */
+    readonly retryBaseMs: number;
+  };
 }
 
 export { ConfigError };
@@ -34,10 +51,15 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   const port = readInt(env, 'AIPLANE_API_PORT', 8080, { min: 0, max: 65535 }, problems);
   const dir = env.AIPLANE_MODEL_STORE_DIR || DEFAULT_MODEL_STORE_DIR;
   if (!isAbsolute(dir)) problems.push('AIPLANE_MODEL_STORE_DIR must be an absolute path');
-  const loopback = env.AIPLANE_MODEL_DOWNLOAD_ALLOW_LOOPBACK_SOURCES;
-  if (loopback !== undefined && loopback !== '' && loopback !== 'true' && loopback !== 'false') {
+  const loopbackSources = env.AIPLANE_MODEL_DOWNLOAD_ALLOW_LOOPBACK_SOURCES;
+  if (
+    loopbackSources !== undefined &&
+    loopbackSources !== '' &&
+    loopbackSources !== 'true' &&
+    loopbackSources !== 'false'
+  ) {
     problems.push(
-      `AIPLANE_MODEL_DOWNLOAD_ALLOW_LOOPBACK_SOURCES must be true or false, got "${loopback}"`,
+      `AIPLANE_MODEL_DOWNLOAD_ALLOW_LOOPBACK_SOURCES must be true or false, got "${loopbackSources}"`,
     );
   }
   const modelStore = Object.freeze({
@@ -56,8 +78,38 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       { min: 1, max: Number.MAX_SAFE_INTEGER },
       problems,
     ),
-    allowLoopbackSources: loopback === 'true',
+    allowLoopbackSources: loopbackSources === 'true',
+  });
+  const metricsPort =
+    env.AIPLANE_API_METRICS_PORT === undefined || env.AIPLANE_API_METRICS_PORT === ''
+      ? null
+      : readInt(env, 'AIPLANE_API_METRICS_PORT', 0, { min: 0, max: 65535 }, problems);
+  if (metricsPort !== null && metricsPort !== 0 && metricsPort === port) {
+    problems.push('AIPLANE_API_METRICS_PORT must differ from AIPLANE_API_PORT');
+  }
+  const loopback = env.AIPLANE_MODELS_ALLOW_LOOPBACK_BACKENDS;
+  if (loopback !== undefined && !['', 'true', 'false'].includes(loopback)) {
+    problems.push(
+      `AIPLANE_MODELS_ALLOW_LOOPBACK_BACKENDS must be true or false, got "${loopback}"`,
+    );
+  }
+  const inference = Object.freeze({
+    allowLoopbackBackends: loopback === 'true',
+    requestTimeoutMs: readInt(
+      env,
+      'AIPLANE_INFERENCE_TIMEOUT_MS',
+      600_000,
+      { min: 1000, max: 3_600_000 },
+      problems,
+    ),
+    retryBaseMs: readInt(
+      env,
+      'AIPLANE_INFERENCE_RETRY_BASE_MS',
+      500,
+      { min: 0, max: 60_000 },
+      problems,
+    ),
   });
   if (problems.length > 0) throw new ConfigError(problems);
-  return Object.freeze({ ...shared, host, port, modelStore });
+  return Object.freeze({ ...shared, host, port, modelStore, metricsPort, inference });
 }

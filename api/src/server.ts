@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { checkRemoteAddress, type Logger } from '@aiplane/lib';
+import { checkRemoteAddress, type Logger, startHealthServer } from '@aiplane/lib';
 import { ApiError } from '@aiplane/lib/errors';
-import { createPinnedFetch, organizationNamespace } from '@aiplane/lib/mcp';
+import { createPinnedFetch, createWorkloadFetch, organizationNamespace } from '@aiplane/lib/mcp';
 import { listen, type MountedRoute, openPlatform, routeTable } from '@aiplane/lib/service';
 import { AvailableTools } from './mcp/available-tools.js';
 import { McpOAuthLinking } from './mcp/oauth/oauth-linking.js';
@@ -13,6 +13,11 @@ import { WorkloadAdmission } from './mcp/workload-admission.js';
 import { AgentStore } from './agents/store.js';
 import { Branding } from './platform/branding.js';
 import { ThemeStore } from './platform/branding-store.js';
+import { Registry } from 'prom-client';
+import { inferenceMetrics } from './inference/inference-metrics.js';
+import { Messages } from './inference/messages.js';
+import { ModelCatalogue } from './inference/model-catalogue.js';
+import { ModelCatalogueStore } from './inference/model-catalogue-store.js';
 import { ResourceProfiles } from './inference/resource-profiles.js';
 import { ResourceProfileStore } from './inference/resource-profile-store.js';
 import { DownloadStore } from './inference/downloads/download-store.js';
@@ -39,6 +44,10 @@ export interface RunningApi {
   port: number;
   /** Every HTTP route the app serves (WebSocket paths apart: `STT_PATH`). */
   routes: MountedRoute[];
+  /** The API's own metrics (the messages API's, docs/adr/0024). */
+  registry: Registry;
+  /** The bound port of `/metrics`, when AIPLANE_API_METRICS_PORT is set. */
+  metricsPort?: number;
   close(): Promise<void>;
 }
 
@@ -89,6 +98,28 @@ export async function startApi(
     maxFileBytes: config.modelStore.maxFileBytes,
   };
   const downloadWorker = new DownloadWorker(downloadStore, downloadFetch, workerSettings, logger);
+  const models = new ModelCatalogue({
+    store: new ModelCatalogueStore(db),
+    keyring: config.mcp.credentialKeys,
+    allowLoopback: config.inference.allowLoopbackBackends,
+  });
+  if (config.inference.allowLoopbackBackends) {
+    logger.warn('AIPLANE_MODELS_ALLOW_LOOPBACK_BACKENDS is on: model backends may be on loopback');
+  }
+  // Backends are dialed with the address rules checked again at connect time (DNS rebinding).
+  const backendFetch = createPinnedFetch({ allowLoopback: config.inference.allowLoopbackBackends });
+  const clusterFetch = createWorkloadFetch();
+  const registry = new Registry();
+  const messages = new Messages({
+    catalogue: models,
+    agents,
+    remoteFetch: backendFetch,
+    clusterFetch,
+    requestTimeoutMs: config.inference.requestTimeoutMs,
+    retryBaseMs: config.inference.retryBaseMs,
+    logger,
+    metrics: inferenceMetrics(registry),
+  });
   const deps = {
     logger,
     tenants,
@@ -145,6 +176,8 @@ export async function startApi(
       root: config.modelStore.dir,
       allowLoopback: config.modelStore.allowLoopbackSources,
     }),
+    models,
+    messages,
     authenticator: platform.authenticator,
     ready: () => platform.ready(),
   };
@@ -152,16 +185,29 @@ export async function startApi(
   const server = createServer(app);
   attachWebSockets(server, deps);
   const listening = await listen(server, config.host, config.port, logger, 'api');
+  // Prometheus only, when asked for: the probes are on the public port.
+  const metricsServer =
+    config.metricsPort === null
+      ? undefined
+      : await startHealthServer({ host: config.host, port: config.metricsPort, registry, logger });
+  if (metricsServer) {
+    logger.info({ host: config.host, port: metricsServer.port }, 'api metrics listening');
+  }
   cleanup.start();
   downloadWorker.start();
   return {
     ...listening,
     routes: routeTable(app),
+    registry,
+    metricsPort: metricsServer?.port,
     close: async () => {
       await listening.close();
       await downloadWorker.stop();
       await downloadFetch.close();
+      await metricsServer?.close();
       await cleanup.stop();
+      await backendFetch.close();
+      await clusterFetch.close();
       await platform.close();
     },
   };

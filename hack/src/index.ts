@@ -56,3 +56,9 @@ export {
   startMcp2026TestServer,
 } from './mcp-2026-test-server.js';
 export { COMPONENT_RULES, rbacTemplates } from './rbac-manifests.js';
+export {
+  type OpenAiTestBackend,
+  type OpenAiTestBackendOptions,
+  type OpenAiTestRequest,
+  startOpenAiTestBackend,
+} from './openai-test-backend.js';

@@ -90,7 +90,7 @@ describe('the OpenAPI document at /openapi.json (real API)', function () {
     assert.equal(operationOf('get', '/v1/stt')['x-aiplane-websocket'], true);
   });
 
-  it('offers API-key authorization: X-Api-Key and Bearer, either one on every /v1 route', function () {
+  it('offers API-key authorization: X-Api-Key and Bearer, either one on every /v1 and /anthropic/v1 route', function () {
     assert.deepEqual(doc.components.securitySchemes.ApiKey, {
       type: 'apiKey',
       in: 'header',
@@ -98,12 +98,15 @@ describe('the OpenAPI document at /openapi.json (real API)', function () {
       description: 'A platform API key, `sk-svc-v1-…` (create one with `POST /v1/api-keys`).',
     });
     assert.equal((doc.components.securitySchemes.Bearer as { scheme: string }).scheme, 'bearer');
+    // The vendor-compatible API is authenticated like /v1 (docs/adr/0024).
+    const authenticated = (path: string) =>
+      path.startsWith('/v1/') || path.startsWith('/anthropic/v1/');
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const op of Object.values(item)) {
-        if (path.startsWith('/v1/') && !op['x-aiplane-websocket']) {
+        if (authenticated(path) && !op['x-aiplane-websocket']) {
           assert.equal(op.security, undefined, `${op.operationId} overrides the global security`);
           assert.ok(op['x-aiplane-permissions']?.includes('can_access_api'), op.operationId);
-        } else if (!path.startsWith('/v1/')) {
+        } else if (!authenticated(path)) {
           assert.deepEqual(op.security, [], `${op.operationId} is public`);
         }
       }

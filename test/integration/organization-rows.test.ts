@@ -79,4 +79,37 @@ describe('organization rows: moving to a re-created organization’s id (real Po
     }
     assert.equal(await rows.move([oldId], newId), 0, 'a second move finds nothing');
   });
+  it('moves and removes an organization’s catalogue entries and never touches platform-wide ones', async function () {
+    const from = randomUUID();
+    const to = randomUUID();
+    const entry = (organization_id: string | null, name: string) => ({
+      id: randomUUID(),
+      organization_id,
+      name,
+      mode: 'chat',
+      base_url: 'https://models.example.com/v1',
+    });
+    await db('model_catalogue').insert([
+      entry(from, 'own'),
+      entry(from, 'both'),
+      entry(to, 'both'),
+      entry(null, 'shared'),
+    ]);
+    const rows = new OrganizationRows(db);
+    await rows.move([from], to);
+    assert.deepEqual(
+      (await db('model_catalogue').where({ organization_id: to }).orderBy('name')).map(
+        (r: { name: string }) => r.name,
+      ),
+      ['both', 'own'],
+    );
+    await db('model_catalogue').update({ updated_at: db.raw("now() - interval '1 hour'") });
+    await rows.removeSettingsNotIn({ live: [], graceSeconds: 60 });
+    assert.deepEqual(
+      (await db('model_catalogue').select('name', 'organization_id')).map(
+        (r: { name: string; organization_id: string | null }) => [r.name, r.organization_id],
+      ),
+      [['shared', null]],
+    );
+  });
 });

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 /** What a configuration update may read while it holds the organization's row. */
 export interface ConfigLookups {
-  /** Whether the catalogue has a model of this name in mode `rerank`. */
+  /** Whether the catalogue has an active model of this name in mode `rerank` for the organization. */
   isRerankModel(name: string): Promise<boolean>;
   /** Whether the organization has an agent (Custom GPT) with this id. */
   isAgent(id: string): Promise<boolean>;
@@ -58,9 +58,14 @@ export class ConfigStore {
         .first<{ config: C; version: number }>('config', 'version');
       if (ifMatch !== undefined && ifMatch !== row.version) throw new VersionMismatch(row.version);
       const lookups: ConfigLookups = {
+        // The organization's own entries and the platform-wide ones (docs/adr/0024).
         isRerankModel: async (name) =>
-          (await trx('model_catalogue').where({ name, mode: 'rerank' }).first('name')) !==
-          undefined,
+          (await trx('model_catalogue')
+            .where({ name, mode: 'rerank', active: true })
+            .andWhere((q) => {
+              void q.where({ organization_id: organizationId }).orWhereNull('organization_id');
+            })
+            .first('name')) !== undefined,
         isAgent: async (id) =>
           (await trx('agents').where({ organization_id: organizationId, id }).first('id')) !==
           undefined,

@@ -19,6 +19,8 @@ const TABLES: readonly { name: string; unique?: readonly string[]; setting?: tru
   { name: 'branding_themes', unique: [], setting: true },
   { name: 'resource_profiles', unique: ['name'], setting: true },
   { name: 'branding_logos', unique: [], setting: true },
+  // The organization's own catalogue entries; platform-wide ones (organization_id null) stay.
+  { name: 'model_catalogue', unique: ['name'], setting: true },
 ];
 const SETTINGS = TABLES.filter((t) => t.setting).map((t) => t.name);
 
@@ -74,7 +76,8 @@ export class OrganizationRows {
     let removed = 0;
     for (const table of SETTINGS) {
       removed += await this.db(table)
-        .where(notLive(this.db, { key: 'organization_id', time: 'updated_at' }, scope))
+        .whereNotNull('organization_id') // platform-wide catalogue entries belong to no tenant
+        .andWhere(notLive(this.db, { key: 'organization_id', time: 'updated_at' }, scope))
         .delete();
     }
     return removed;

@@ -106,6 +106,24 @@ export const ERROR_CODES = {
     status: 409,
     description: 'the download is completed, failed or cancelled already',
   },
+  // Model catalogue (docs/adr/0024)
+  model_not_found: {
+    status: 404,
+    description: 'no catalogue entry the caller may see has this id',
+  },
+  model_exists: {
+    status: 409,
+    description:
+      'the organization (or the platform-wide catalogue) already has a model of this name',
+  },
+  model_backend_address_invalid: {
+    status: 400,
+    description: 'the backend address violates a rule of remote addresses (the message names it)',
+  },
+  model_catalogue_admin_only: {
+    status: 403,
+    description: 'platform-wide entries and in-cluster backends are for platform admins only',
+  },
   // Agents (spec: "Other agent request fields: not shown"; docs/agents.md)
   agent_not_found: { status: 404, description: 'no agent of the organization has this id' },
   agent_modification_denied: {

@@ -5,6 +5,7 @@ export { type UpstreamDialers, upstreamTarget, type UpstreamTarget } from './ups
 export {
   createPinnedFetch,
   DialRefusedError,
+  createWorkloadFetch,
   type FetchLike,
   listUpstreamTools,
   type PinnedFetch,

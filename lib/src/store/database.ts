@@ -9,6 +9,7 @@ import * as platformConfig from './migrations/0007-platform-config.js';
 import * as branding from './migrations/0008-branding.js';
 import * as brandingLogo from './migrations/0009-branding-logo.js';
 import * as resourceProfiles from './migrations/0010-resource-profiles.js';
+import * as modelCatalogue from './migrations/0011-model-catalogue.js';
 import * as modelDownloads from './migrations/0012-model-downloads.js';
 
 /** Migrations in order; listed here (not read from disk) so they work from source and from a build. */
@@ -23,6 +24,7 @@ const MIGRATIONS: { name: string; up(k: Knex): Promise<void>; down(k: Knex): Pro
   branding,
   brandingLogo,
   resourceProfiles,
+  modelCatalogue,
   modelDownloads,
 ];
 
