@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { type Response, Router } from 'express';
 import { principalOf, isPlatformAdmin } from '@aiplane/lib/auth';
 import { ApiError } from '@aiplane/lib/errors';
-import { isUuid, Nullable, operation } from '@aiplane/lib/service';
+import { isUuid, ListOf, Nullable, operation } from '@aiplane/lib/service';
 import { notProvisioned } from '../tenants/provisioning.js';
 import type { Agent, AgentStore } from './store.js';
 
@@ -51,10 +51,7 @@ export const AgentRecordSchema = Type.Object(
   { title: 'Agent' },
 );
 export type AgentRecord = Static<typeof AgentRecordSchema>;
-const AgentListSchema = Type.Object(
-  { agents: Type.Array(AgentRecordSchema), count: Type.Integer() },
-  { title: 'AgentList' },
-);
+const AgentListSchema = ListOf('agents', AgentRecordSchema, 'AgentList');
 
 function agentRecord(a: Agent): AgentRecord {
   return {

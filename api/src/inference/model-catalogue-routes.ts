@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { type Response, Router } from 'express';
 import { isPlatformAdmin, principalOf } from '@aiplane/lib/auth';
-import { operation } from '@aiplane/lib/service';
+import { ListOf, operation } from '@aiplane/lib/service';
 import {
   type CatalogueEditor,
   type ModelCatalogue,
@@ -10,10 +10,7 @@ import {
   ModelUpdate,
 } from './model-catalogue.js';
 
-const ModelListSchema = Type.Object(
-  { models: Type.Array(ModelSchema), count: Type.Integer() },
-  { title: 'ModelList' },
-);
+const ModelListSchema = ListOf('models', ModelSchema, 'ModelList');
 
 /**
  * `/v1/models`: the model catalogue of the caller's organization and the platform-wide entries

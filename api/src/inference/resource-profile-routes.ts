@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Router } from 'express';
-import { operation } from '@aiplane/lib/service';
+import { ListOf, operation } from '@aiplane/lib/service';
 import {
   PROFILE_NAME_PATTERN,
   ResourceProfileCreate,
@@ -17,10 +17,7 @@ const ListQuery = Type.Object({
     }),
   ),
 });
-const ProfileListSchema = Type.Object(
-  { resource_profiles: Type.Array(ResourceProfileSchema), count: Type.Integer() },
-  { title: 'ResourceProfileList' },
-);
+const ProfileListSchema = ListOf('resource_profiles', ResourceProfileSchema, 'ResourceProfileList');
 
 /**
  * `/v1/resource-profiles` (spec: Resource profiles, "resource profiles settings" need

@@ -7,7 +7,7 @@ import {
   type ApiKeyStore,
 } from '@aiplane/lib/auth';
 import { ApiError } from '@aiplane/lib/errors';
-import { isUuid, Nullable, operation } from '@aiplane/lib/service';
+import { isUuid, ListOf, Nullable, operation } from '@aiplane/lib/service';
 
 export const CreateApiKeyBody = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }) },
@@ -29,10 +29,7 @@ export const CreatedApiKeySchema = Type.Object(
   },
   { title: 'CreatedApiKey' },
 );
-export const ApiKeyListSchema = Type.Object(
-  { api_keys: Type.Array(ApiKeySchema), count: Type.Integer() },
-  { title: 'ApiKeyList' },
-);
+export const ApiKeyListSchema = ListOf('api_keys', ApiKeySchema, 'ApiKeyList');
 
 const view = (k: ApiKeyRecord) => ({
   id: k.id,

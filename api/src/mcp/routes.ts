@@ -4,7 +4,7 @@ import type { McpServer, TenantLifecycle } from '@aiplane/crds';
 import { ApiError } from '@aiplane/lib/errors';
 import type { ResourceCache } from '@aiplane/lib';
 import type { CredentialStore } from '@aiplane/lib/store';
-import { Nullable, operation } from '@aiplane/lib/service';
+import { ListOf, Nullable, operation } from '@aiplane/lib/service';
 import { isImageProblem, parseImageReference } from './image-reference.js';
 import {
   callerScope,
@@ -30,10 +30,7 @@ export const CredentialBody = Type.Object(
   { credential: Type.String({ minLength: 1, maxLength: 4096, pattern: '\\S' }) },
   { additionalProperties: false, title: 'McpCredential' },
 );
-const ServerListSchema = Type.Object(
-  { servers: Type.Array(ServerRecordSchema), count: Type.Integer() },
-  { title: 'McpServerList' },
-);
+const ServerListSchema = ListOf('servers', ServerRecordSchema, 'McpServerList');
 const AvailableToolsSchema = Type.Object(
   {
     tools: Type.Array(

@@ -21,4 +21,4 @@ export {
 export { listen, openPlatform } from './platform.js';
 export { routeTable, type MountedRoute, walkRoutes, type WalkedRoute } from './route-table.js';
 export { runService } from './run-service.js';
-export { isUuid, Nullable, validator } from './validation.js';
+export { isUuid, ListOf, Nullable, validator } from './validation.js';

@@ -1,4 +1,11 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import {
+  type TArray,
+  type TInteger,
+  Type,
+  type Static,
+  type TObject,
+  type TSchema,
+} from '@sinclair/typebox';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { type FieldError, ValidationFailed } from '../errors/api-error.js';
@@ -38,6 +45,21 @@ export function isUuid(value: string): boolean {
  * `Nullable` (crds/src/schema-helpers.ts), which writes the Kubernetes `nullable` keyword.
  */
 export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+/**
+ * A listing answer, `{ <key>: [items…], count }` (the shape of every list route), named `title`
+ * as its OpenAPI component.
+ */
+export function ListOf<K extends string, T extends TSchema>(
+  key: K,
+  item: T,
+  title: string,
+): TObject<{ [P in K]: TArray<T> } & { count: TInteger }> {
+  const properties = { [key]: Type.Array(item), count: Type.Integer() } as {
+    [P in K]: TArray<T>;
+  } & { count: TInteger };
+  return Type.Object(properties, { title });
+}
 
 /** Compiles a request schema; the returned function answers the typed body or throws 422. */
 export function validator<S extends TSchema>(schema: S): (body: unknown) => Static<S> {

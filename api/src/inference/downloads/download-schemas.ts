@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Nullable } from '@aiplane/lib/service';
+import { ListOf, Nullable } from '@aiplane/lib/service';
 import { FILE_PATH_PATTERN, MODEL_NAME_PATTERN } from './download-paths.js';
 
 /** Most files one download may fetch. */
@@ -86,10 +86,7 @@ export const DownloadSchema = Type.Object(
 );
 export type Download = Static<typeof DownloadSchema>;
 
-export const DownloadListSchema = Type.Object(
-  { downloads: Type.Array(DownloadSchema), count: Type.Integer() },
-  { title: 'ModelDownloadList' },
-);
+export const DownloadListSchema = ListOf('downloads', DownloadSchema, 'ModelDownloadList');
 
 export const LogLineSchema = Type.Object(
   { time: Type.String({ format: 'date-time' }), message: Type.String() },
