@@ -36,6 +36,14 @@ export interface ApiConfig extends ServiceConfig {
     readonly requestTimeoutMs: number;
     /** The first retry's delay; each next one doubles it (Retry-After wins when larger). */
     readonly retryBaseMs: number;
+    /**
+     * Where the API reaches the MCP gateway to run agents' tools as the caller
+     * (`AIPLANE_GATEWAY_INTERNAL_URL`, else the public URL; docs/adr/0029). Null: agents answer
+     * without their tools, and the model is told why.
+     */
+    readonly gatewayUrl: string | null;
+    /** Backend calls one agent request may make, tool rounds included (default 10). */
+    readonly agentMaxSteps: number;
   };
 }
 
@@ -109,7 +117,27 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       { min: 0, max: 60_000 },
       problems,
     ),
+    gatewayUrl: gatewayUrlOf(env, shared.mcp.gatewayPublicUrl, problems),
+    agentMaxSteps: readInt(env, 'AIPLANE_AGENT_MAX_STEPS', 10, { min: 1, max: 100 }, problems),
   });
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({ ...shared, host, port, modelStore, metricsPort, inference });
+}
+
+/** `AIPLANE_GATEWAY_INTERNAL_URL` (an http(s) URL), else the gateway's public URL. */
+function gatewayUrlOf(
+  env: NodeJS.ProcessEnv,
+  publicUrl: string | null,
+  problems: string[],
+): string | null {
+  const raw = env.AIPLANE_GATEWAY_INTERNAL_URL;
+  if (raw === undefined || raw === '') return publicUrl;
+  try {
+    const u = new URL(raw);
+    if (u.protocol === 'http:' || u.protocol === 'https:') return raw.replace(/\/+$/, '');
+  } catch {
+    // reported below
+  }
+  problems.push(`AIPLANE_GATEWAY_INTERNAL_URL must be an http(s) URL, got "${raw}"`);
+  return null;
 }

@@ -5,6 +5,7 @@ import { ApiError } from '@aiplane/lib/errors';
 import { createPinnedFetch, createWorkloadFetch, organizationNamespace } from '@aiplane/lib/mcp';
 import { listen, type MountedRoute, openPlatform, routeTable } from '@aiplane/lib/service';
 import { AvailableTools } from './mcp/available-tools.js';
+import { AgentTools } from './inference/agent-tools.js';
 import { McpOAuthLinking } from './mcp/oauth/oauth-linking.js';
 import { McpServerCleanup } from './mcp/server-cleanup.js';
 import { McpEnvSecrets } from './mcp/env-secrets.js';
@@ -119,6 +120,14 @@ export async function startApi(
     retryBaseMs: config.inference.retryBaseMs,
     logger,
     metrics: inferenceMetrics(registry),
+    agentTools: new AgentTools({
+      gatewayUrl: config.inference.gatewayUrl,
+      fetch: clusterFetch,
+      timeoutMs: config.mcp.upstreamTimeoutMs,
+      callTimeoutMs: config.inference.requestTimeoutMs,
+      logger,
+    }),
+    agentMaxSteps: config.inference.agentMaxSteps,
   });
   const deps = {
     logger,

@@ -19,11 +19,14 @@ import express, {
 } from 'express';
 import { z } from 'zod';
 
-/** An extra tool; it answers every call with its own name. */
+/** An extra tool; it answers every call with `result` (default: its own name). */
 export interface McpTestTool {
   name: string;
   title?: string;
   description?: string;
+  result?: string;
+  /** Its answer is a tool error (`isError: true`). */
+  fails?: boolean;
 }
 
 export interface McpTestServerOptions {
@@ -98,7 +101,11 @@ function toolTable(extra: McpTestTool[]): ToolEntry[] {
       shape: { a: z.number(), b: z.number() },
       run: (args) => text(String(Number(args.a) + Number(args.b))),
     },
-    ...extra.map((tool) => ({ ...tool, shape: {}, run: () => text(tool.name) })),
+    ...extra.map(({ result, fails, ...tool }) => ({
+      ...tool,
+      shape: {},
+      run: () => ({ ...text(result ?? tool.name), ...(fails === true ? { isError: true } : {}) }),
+    })),
   ];
 }
 

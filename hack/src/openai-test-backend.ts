@@ -19,6 +19,8 @@ export interface OpenAiTestBackendOptions {
   apiKey?: string;
   /** Milliseconds between streamed chunks (default 0). */
   chunkDelayMs?: number;
+  /** Awaited before each chat request is answered (a test acts between a model's steps). */
+  beforeAnswer?: (body: unknown) => Promise<void> | void;
 }
 
 export interface OpenAiTestBackend {
@@ -58,7 +60,9 @@ interface ChatBody {
  * - When tools are offered (and `tool_choice` is not `none`) and the last user text contains
  *   `call <tool>` for an offered tool, it answers a call of that tool (finish `tool_calls`);
  *   its arguments are the JSON object written right after the tool's name, else `{}`.
- * - When the last message is a tool result, it answers `tool said: <result>`.
+ * - When the last message is a tool result, it answers `tool said: <result>`, unless the
+ *   result itself says `call <tool>` of an offered tool: then it calls that tool (a model
+ *   that never stops calling tools, for step bounds).
  * - Otherwise it answers `echo: <last user text>`, plus ` [images: N]` when the last user
  *   message carries N images.
  * - `max_tokens` cuts the answer to that many words (finish `length`); a `stop` string in the
@@ -135,6 +139,7 @@ export async function startOpenAiTestBackend(
       if (record.closedByCaller) return;
     }
     const chat = (body ?? {}) as ChatBody;
+    await opts.beforeAnswer?.(body);
     const answer = answerOf(chat);
     const usage = { prompt_tokens: promptTokens(chat), completion_tokens: answer.tokens };
     usage.completion_tokens = answer.tokens;
@@ -275,10 +280,22 @@ interface Answer {
 function answerOf(chat: ChatBody): Answer {
   const messages = chat.messages ?? [];
   const last = messages[messages.length - 1];
-  if (last?.role === 'tool') return cut(`tool said: ${textOf(last)}`, chat);
+  const offered = chat.tool_choice === 'none' ? [] : (chat.tools ?? []).map((t) => t.function.name);
+  if (last?.role === 'tool') {
+    return callIn(textOf(last), offered) ?? cut(`tool said: ${textOf(last)}`, chat);
+  }
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
   const text = textOf(lastUser);
-  const offered = chat.tool_choice === 'none' ? [] : (chat.tools ?? []).map((t) => t.function.name);
+  const call = callIn(text, offered);
+  if (call) return call;
+  const images = Array.isArray(lastUser?.content)
+    ? lastUser.content.filter((p) => p.type === 'image_url').length
+    : 0;
+  return cut(`echo: ${text}${images > 0 ? ` [images: ${images}]` : ''}`, chat);
+}
+
+/** A call of the first offered tool that `text` asks for (`call <tool> {args}`). */
+function callIn(text: string, offered: string[]): Answer | undefined {
   for (const name of offered) {
     const at = text.indexOf(`call ${name}`);
     if (at === -1) continue;
@@ -298,10 +315,7 @@ function answerOf(chat: ChatBody): Answer {
       tokens: words(args) + 1,
     };
   }
-  const images = Array.isArray(lastUser?.content)
-    ? lastUser.content.filter((p) => p.type === 'image_url').length
-    : 0;
-  return cut(`echo: ${text}${images > 0 ? ` [images: ${images}]` : ''}`, chat);
+  return undefined;
 }
 
 function cut(full: string, chat: ChatBody): Answer {

@@ -17,12 +17,24 @@ import {
   vendorErrorMiddleware,
   vendorNotFound,
 } from './anthropic-errors.js';
+import type { CallerCredential } from './agent-tools.js';
 import type { Messages } from './messages.js';
 
 /** The vendor's body limit for a messages request (images travel inline as base64). */
 export const MESSAGES_BODY_LIMIT = '32mb';
 
 const parseMessages = validator(MessagesRequest);
+
+/**
+ * How the caller authenticated (X-Api-Key wins, as in authentication), so an agent's tools
+ * run through the gateway as them.
+ */
+function callerCredential(req: express.Request): CallerCredential {
+  const key = req.get('x-api-key');
+  if (key !== undefined && key !== '') return { kind: 'api_key', value: key };
+  const bearer = /^Bearer\s+(.+)$/i.exec(req.get('authorization') ?? '')?.[1] ?? '';
+  return { kind: 'bearer', value: bearer.trim() };
+}
 const parseCountTokens = validator(CountTokensRequest);
 
 const VENDOR_HEADERS = {
@@ -73,7 +85,7 @@ export function anthropicRouter(opts: {
       },
     },
     async (req, res, { organizationId }) => {
-      await m.create(organizationId, parseMessages(req.body), res);
+      await m.create(organizationId, parseMessages(req.body), res, callerCredential(req));
     },
   );
 

@@ -161,7 +161,7 @@ export const AnthropicMessage = Type.Object(
       ]),
     ),
     stop_reason: Type.Union(
-      ['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'refusal'].map((r) =>
+      ['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'pause_turn', 'refusal'].map((r) =>
         Type.Literal(r),
       ),
     ),

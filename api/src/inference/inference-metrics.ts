@@ -10,6 +10,7 @@ export interface InferenceMetrics {
   timeToFirstToken: Histogram<'model' | 'organization'>;
   tokens: Counter<'model' | 'organization' | 'direction'>;
   retries: Counter<'model'>;
+  agentToolCalls: Counter<'model' | 'organization' | 'outcome'>;
 }
 
 export function inferenceMetrics(registry: Registry): InferenceMetrics {
@@ -37,6 +38,12 @@ export function inferenceMetrics(registry: Registry): InferenceMetrics {
       name: 'aiplane_inference_backend_retries_total',
       help: 'Retried backend calls (connect error, 429, 502, 503, 504) by catalogue model.',
       labelNames: ['model'],
+      registers: [registry],
+    }),
+    agentToolCalls: new Counter({
+      name: 'aiplane_agent_tool_calls_total',
+      help: 'MCP tool calls agents made through the gateway, by catalogue model, organization and outcome (ok, error).',
+      labelNames: ['model', 'organization', 'outcome'],
       registers: [registry],
     }),
   };

@@ -10,12 +10,24 @@ import { callBackend } from './backend-client.js';
 import { estimateInputTokens } from './count-tokens.js';
 import type { InferenceMetrics } from './inference-metrics.js';
 import type { ModelBackend, ModelCatalogue } from './model-catalogue.js';
-import { toOpenAiRequest } from './translate-request.js';
-import { toAnthropicMessage, type OpenAiChatResponse } from './translate-response.js';
+import type { AgentTools, CallerCredential, Toolbox } from './agent-tools.js';
+import {
+  type OpenAiChatRequest,
+  type OpenAiMessage,
+  toOpenAiRequest,
+} from './translate-request.js';
+import {
+  toAnthropicMessage,
+  toolInput,
+  type OpenAiChatResponse,
+  vendorId,
+} from './translate-response.js';
 import {
   errorEvent,
   formatEvent,
+  type HiddenCall,
   type OpenAiStreamChunk,
+  type StreamEvent,
   StreamTranslator,
 } from './translate-stream.js';
 
@@ -37,6 +49,10 @@ export interface MessagesOptions {
   retryBaseMs: number;
   logger: Logger;
   metrics: InferenceMetrics;
+  /** Agents' MCP tools, through the gateway as the caller (docs/adr/0029). */
+  agentTools: AgentTools;
+  /** Backend calls one agent request may make (tool rounds included). */
+  agentMaxSteps: number;
 }
 
 /** What a model id names: the backend, and the agent when it is one. */
@@ -130,34 +146,101 @@ export class Messages {
   /**
    * Answers one messages request on `res`: resolves the model, translates, calls the backend
    * (retried before anything reached the client), and writes the vendor's message or event
-   * stream. The client going away aborts the backend call; the whole request has
-   * `requestTimeoutMs`.
+   * stream. An agent's MCP tools are offered with the caller's and run through the gateway as
+   * the caller, step after step up to the step bound (docs/adr/0029). The client going away
+   * aborts the backend call; the whole request has `requestTimeoutMs`.
    */
-  async create(organizationId: string, req: MessagesRequest, res: ExpressResponse): Promise<void> {
+  async create(
+    organizationId: string,
+    req: MessagesRequest,
+    res: ExpressResponse,
+    caller: CallerCredential,
+  ): Promise<void> {
     const started = performance.now();
     const target = await this.resolve(organizationId, req.model);
     const { backend } = target;
     const labels = { model: backend.name, organization: organizationId };
     const stream = req.stream === true;
-    const count = (outcome: string) =>
-      this.opts.metrics.requests.inc({ ...labels, stream: String(stream), outcome });
-    const body = toOpenAiRequest(req, {
-      backendModel: backend.backendModel,
-      instructions: target.agent?.instructions ?? null,
-    });
     const gone = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) gone.abort(new Error('the client went away'));
     });
     const signal = AbortSignal.any([gone.signal, AbortSignal.timeout(this.opts.requestTimeoutMs)]);
-    let upstream: Response;
+    const toolbox = await this.toolboxOf(target.agent, req, caller, signal);
+    const run: Run = {
+      req,
+      res,
+      backend,
+      labels,
+      started,
+      gone,
+      signal,
+      toolbox,
+      body: this.requestOf(req, target, toolbox),
+      estimate: estimateInputTokens(req, target.agent?.instructions ?? ''),
+      count: (outcome: string) =>
+        this.opts.metrics.requests.inc({ ...labels, stream: String(stream), outcome }),
+    };
     try {
-      upstream = await callBackend({
+      if (stream) await this.streamed(run);
+      else await this.whole(run);
+    } finally {
+      await toolbox?.close();
+    }
+  }
+
+  /** The agent's tools for this request, when it has MCP servers and tools are not refused. */
+  private async toolboxOf(
+    agent: Agent | undefined,
+    req: MessagesRequest,
+    caller: CallerCredential,
+    signal: AbortSignal,
+  ): Promise<Toolbox | undefined> {
+    if (!agent || agent.mcpServerIds.length === 0 || req.tool_choice?.type === 'none') {
+      return undefined;
+    }
+    const clientTools = new Set((req.tools ?? []).map((t) => t.name));
+    return this.opts.agentTools.open(agent.mcpServerIds, caller, signal, clientTools);
+  }
+
+  /** The backend request: the caller's, with the agent's prompt and tools added. */
+  private requestOf(req: MessagesRequest, target: Target, toolbox: Toolbox | undefined) {
+    const unavailable = (toolbox?.unavailable ?? []).map(
+      (u) => `The tools of MCP server ${u.serverId} are unavailable to this user: ${u.reason}`,
+    );
+    const instructions = [target.agent?.instructions ?? '', ...unavailable]
+      .filter((s) => s !== '')
+      .join('\n\n');
+    const body = toOpenAiRequest(req, {
+      backendModel: target.backend.backendModel,
+      instructions: instructions === '' ? null : instructions,
+    });
+    if (toolbox && toolbox.tools.length > 0) {
+      body.tools = [
+        ...(body.tools ?? []),
+        ...toolbox.tools.map((t) => ({
+          type: 'function' as const,
+          function: {
+            name: t.name,
+            ...(t.description === undefined ? {} : { description: t.description }),
+            parameters: t.inputSchema,
+          },
+        })),
+      ];
+    }
+    return body;
+  }
+
+  /** One backend call of the run with `messages` (retried while nothing of it was read). */
+  private async step(run: Run, messages: OpenAiMessage[]): Promise<Response> {
+    const { backend, labels } = run;
+    try {
+      return await callBackend({
         fetch: backend.inCluster ? this.opts.clusterFetch : this.opts.remoteFetch,
         url: `${backend.baseUrl.replace(/\/+$/, '')}/chat/completions`,
         apiKey: backend.apiKey,
-        body,
-        signal,
+        body: { ...run.body, messages },
+        signal: run.signal,
         retryBaseMs: this.opts.retryBaseMs,
         onRetry: (attempt, reason, delayMs) => {
           this.opts.metrics.retries.inc({ model: backend.name });
@@ -168,42 +251,130 @@ export class Messages {
         },
       });
     } catch (err) {
-      count(gone.signal.aborted ? 'aborted' : 'backend_error');
+      run.count(run.gone.signal.aborted ? 'aborted' : 'backend_error');
       throw err;
     }
-    const tokens = (input: number, output: number) => {
-      this.opts.metrics.tokens.inc({ ...labels, direction: 'input' }, input);
-      this.opts.metrics.tokens.inc({ ...labels, direction: 'output' }, output);
-    };
+  }
 
-    if (!stream) {
+  /**
+   * Runs the agent's tool calls of one step through the gateway and appends the assistant's
+   * turn and the results to `messages` (a failed call is a result with `is_error`).
+   */
+  private async runTools(
+    run: Run,
+    messages: OpenAiMessage[],
+    text: string,
+    calls: HiddenCall[],
+  ): Promise<void> {
+    messages.push({
+      role: 'assistant',
+      content: text === '' ? null : text,
+      tool_calls: calls.map((c) => ({
+        id: c.id,
+        type: 'function',
+        function: { name: c.name, arguments: c.arguments === '' ? '{}' : c.arguments },
+      })),
+    });
+    for (const c of calls) {
+      const outcome = await run.toolbox!.call(c.name, toolInput(c.arguments), run.signal);
+      this.opts.metrics.agentToolCalls.inc({
+        ...run.labels,
+        outcome: outcome.isError ? 'error' : 'ok',
+      });
+      messages.push({
+        role: 'tool',
+        tool_call_id: c.id,
+        content: outcome.isError ? `Error: ${outcome.text}` : outcome.text,
+      });
+    }
+  }
+
+  private tokens(run: Run, input: number, output: number): void {
+    this.opts.metrics.tokens.inc({ ...run.labels, direction: 'input' }, input);
+    this.opts.metrics.tokens.inc({ ...run.labels, direction: 'output' }, output);
+  }
+
+  /** The non-streaming answer: every step's text, then the last step's own blocks. */
+  private async whole(run: Run): Promise<void> {
+    const { req, toolbox } = run;
+    const messages = [...run.body.messages];
+    const texts: string[] = [];
+    const spent = { input: 0, output: 0 };
+    for (let step = 1; ; step++) {
+      const upstream = await this.step(run, messages);
       let answer: OpenAiChatResponse;
       try {
         answer = (await upstream.json()) as OpenAiChatResponse;
       } catch (err) {
-        count(gone.signal.aborted ? 'aborted' : 'backend_error');
-        if (gone.signal.aborted) return;
+        run.count(run.gone.signal.aborted ? 'aborted' : 'backend_error');
+        if (run.gone.signal.aborted) return;
         throw new VendorError(
           'api_error',
           `the model backend’s answer could not be read: ${(err as Error).message}`,
         );
       }
-      const message = toAnthropicMessage(answer, {
+      spent.input += answer.usage?.prompt_tokens ?? 0;
+      spent.output += answer.usage?.completion_tokens ?? 0;
+      const choice = answer.choices?.[0];
+      const calls = choice?.message?.tool_calls ?? [];
+      const isAgents = (c: (typeof calls)[number]) => toolbox?.has(c.function?.name ?? '') === true;
+      const hidden = calls.filter(isAgents);
+      const shown = calls.filter((c) => !isAgents(c));
+      const text = choice?.message?.content ?? '';
+      if (hidden.length > 0 && shown.length === 0 && step < this.opts.agentMaxSteps) {
+        if (text !== '') texts.push(text);
+        await this.runTools(
+          run,
+          messages,
+          text,
+          hidden.map((c) => ({
+            id: c.id || `call_${vendorId('toolu')}`,
+            name: c.function?.name ?? '',
+            arguments: c.function?.arguments ?? '',
+          })),
+        );
+        continue;
+      }
+      const last: OpenAiChatResponse = choice
+        ? { ...answer, choices: [{ ...choice, message: { ...choice.message, tool_calls: shown } }] }
+        : answer;
+      const message = toAnthropicMessage(last, {
         model: req.model,
         stopSequences: req.stop_sequences,
       });
-      this.opts.metrics.timeToFirstToken.observe(labels, (performance.now() - started) / 1000);
-      tokens(message.usage.input_tokens, message.usage.output_tokens);
-      count('ok');
-      res.json(message);
+      // Cut at the step bound while the model still wanted its tools: the vendor's pause_turn.
+      if (hidden.length > 0 && shown.length === 0) {
+        message.stop_reason = 'pause_turn';
+        message.stop_sequence = null;
+      }
+      message.content = [
+        ...texts.map((t) => ({ type: 'text' as const, text: t })),
+        ...message.content,
+      ];
+      message.usage = { ...message.usage, input_tokens: spent.input, output_tokens: spent.output };
+      this.opts.metrics.timeToFirstToken.observe(
+        run.labels,
+        (performance.now() - run.started) / 1000,
+      );
+      this.tokens(run, spent.input, spent.output);
+      run.count('ok');
+      run.res.json(message);
       return;
     }
+  }
 
+  /** The streaming answer: one vendor message over every step of the run. */
+  private async streamed(run: Run): Promise<void> {
+    const { req, res, toolbox } = run;
+    const messages = [...run.body.messages];
+    // The first call before any byte: its failure is an ordinary error answer.
+    let upstream = await this.step(run, messages);
     // From here bytes reach the client: no more retries; a failure is an `error` event.
     const translator = new StreamTranslator({
       model: req.model,
-      inputTokens: estimateInputTokens(req, target.agent?.instructions ?? ''),
+      inputTokens: run.estimate,
       stopSequences: req.stop_sequences,
+      ...(toolbox ? { hidden: (name: string) => toolbox.has(name) } : {}),
     });
     res.status(200).set({
       'content-type': 'text/event-stream; charset=utf-8',
@@ -212,13 +383,82 @@ export class Messages {
       'x-accel-buffering': 'no',
     });
     res.flushHeaders();
-    const write = (events: ReturnType<StreamTranslator['start']>) => {
+    const write = (events: StreamEvent[]) => {
       if (events.length > 0 && !res.writableEnded) res.write(events.map(formatEvent).join(''));
+    };
+    const fail = (e: VendorError) => {
+      run.count('backend_error');
+      write([errorEvent(e.type, e.message)]);
+      res.end();
     };
     write(translator.start());
     let first = true;
+    for (let step = 1; ; step++) {
+      if (step > 1) {
+        try {
+          upstream = await this.step(run, messages);
+        } catch (err) {
+          if (run.gone.signal.aborted) return;
+          fail(vendorErrorOf(err) ?? new VendorError('api_error', (err as Error).message));
+          return;
+        }
+      }
+      const broken = await this.pump(upstream, translator, (events) => {
+        if (first && events.some((x) => x.event === 'content_block_delta')) {
+          first = false;
+          this.opts.metrics.timeToFirstToken.observe(
+            run.labels,
+            (performance.now() - run.started) / 1000,
+          );
+        }
+        write(events);
+      });
+      if (run.gone.signal.aborted) {
+        run.count('aborted');
+        return;
+      }
+      if (broken !== undefined) {
+        this.opts.logger.warn({ ...run.labels, reason: broken }, 'the model backend stream broke');
+        fail(vendorErrorOf(err(broken, run.signal)) ?? new VendorError('api_error', broken));
+        return;
+      }
+      const { events, step: ended } = translator.endStep();
+      write(events);
+      if (ended.hidden.length > 0 && !ended.calledClientTools) {
+        if (step < this.opts.agentMaxSteps) {
+          write([{ event: 'ping', data: { type: 'ping' } }]);
+          try {
+            await this.runTools(run, messages, ended.text, ended.hidden);
+          } catch {
+            if (run.gone.signal.aborted) return;
+            fail(new VendorError('api_error', 'the agent’s tools did not answer in time'));
+            return;
+          }
+          translator.nextStep();
+          continue;
+        }
+        write(translator.end('pause_turn'));
+      } else {
+        write(translator.end());
+      }
+      const outcome = translator.outcome();
+      this.tokens(run, outcome.inputTokens, outcome.outputTokens);
+      run.count('ok');
+      res.end();
+      return;
+    }
+  }
+
+  /**
+   * Feeds one backend event stream to the translator until `[DONE]` or its end; the reason
+   * it broke, if it did before `[DONE]`.
+   */
+  private async pump(
+    upstream: Response,
+    translator: StreamTranslator,
+    write: (events: StreamEvent[]) => void,
+  ): Promise<string | undefined> {
     let done = false;
-    let broken: string | undefined;
     const parser = createParser({
       onEvent: (e) => {
         if (done) return;
@@ -232,12 +472,7 @@ export class Messages {
         } catch {
           return; // a comment-like line some servers send; nothing to translate
         }
-        const events = translator.chunk(chunk);
-        if (first && events.some((x) => x.event === 'content_block_delta')) {
-          first = false;
-          this.opts.metrics.timeToFirstToken.observe(labels, (performance.now() - started) / 1000);
-        }
-        write(events);
+        write(translator.chunk(chunk));
       },
     });
     try {
@@ -246,27 +481,28 @@ export class Messages {
         parser.feed(decoder.decode(piece, { stream: true }));
         if (done) break;
       }
-    } catch (err) {
-      broken = (err as Error).message;
+    } catch (e) {
+      return done ? undefined : (e as Error).message;
     }
-    if (gone.signal.aborted) {
-      count('aborted');
-      return;
-    }
-    if (broken !== undefined && !done) {
-      const e = vendorErrorOf(err(broken, signal)) ?? new VendorError('api_error', broken);
-      this.opts.logger.warn({ ...labels, reason: broken }, 'the model backend stream broke');
-      count('backend_error');
-      write([errorEvent(e.type, e.message)]);
-      res.end();
-      return;
-    }
-    write(translator.end());
-    const outcome = translator.outcome();
-    tokens(outcome.inputTokens, outcome.outputTokens);
-    count('ok');
-    res.end();
+    return undefined;
   }
+}
+
+/** One messages request in progress. */
+interface Run {
+  req: MessagesRequest;
+  res: ExpressResponse;
+  backend: ModelBackend;
+  labels: { model: string; organization: string };
+  started: number;
+  /** Aborted when the client goes away. */
+  gone: AbortController;
+  /** The client going away, or the request's time running out. */
+  signal: AbortSignal;
+  toolbox: Toolbox | undefined;
+  body: OpenAiChatRequest;
+  estimate: number;
+  count: (outcome: string) => void;
 }
 
 function err(reason: string, signal: AbortSignal): VendorError {

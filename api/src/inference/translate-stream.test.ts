@@ -110,3 +110,80 @@ describe('StreamTranslator: an OpenAI stream as the vendor’s events', function
     );
   });
 });
+
+describe('StreamTranslator: an agent’s run over several backend streams (docs/adr/0029)', function () {
+  const call = (index: number, id: string | undefined, name: string | undefined, args: string) =>
+    delta({
+      tool_calls: [
+        { index, ...(id ? { id } : {}), function: { ...(name ? { name } : {}), arguments: args } },
+      ],
+    });
+
+  it('collects calls of hidden tools without showing them, and shows the client’s own', function () {
+    const t = new StreamTranslator({
+      model: 'm',
+      inputTokens: 3,
+      hidden: (name) => name === 'add',
+    });
+    const shown = [
+      ...t.start(),
+      ...t.chunk(delta({ content: 'Let me add. ' })),
+      ...t.chunk(call(0, 'c1', 'add', '{"a":')),
+      ...t.chunk(call(0, undefined, undefined, '2}')),
+      ...t.chunk(delta({}, 'tool_calls')),
+      ...t.chunk({ choices: [], usage: { prompt_tokens: 10, completion_tokens: 4 } }),
+    ];
+    const { events, step } = t.endStep();
+    assert.deepEqual(step, {
+      hidden: [{ id: 'c1', name: 'add', arguments: '{"a":2}' }],
+      calledClientTools: false,
+      text: 'Let me add. ',
+    });
+    // Only the text block was shown, and it is closed.
+    assert.deepEqual(
+      [...shown, ...events].map((e) => e.event),
+      ['message_start', 'content_block_start', 'ping', 'content_block_delta', 'content_block_stop'],
+    );
+    t.nextStep();
+    const next = [
+      ...t.chunk(delta({ content: 'It is 2.' })),
+      ...t.chunk(delta({}, 'stop')),
+      ...t.chunk({ choices: [], usage: { prompt_tokens: 20, completion_tokens: 3 } }),
+      ...t.end(),
+    ];
+    assert.deepEqual(
+      next.map((e) => [e.event, e.data.index]),
+      [
+        ['content_block_start', 1],
+        ['content_block_delta', 1],
+        ['content_block_stop', 1],
+        ['message_delta', undefined],
+        ['message_stop', undefined],
+      ],
+    );
+    // Usage is every step's, and the stop reason the last step's.
+    assert.deepEqual(next[3]?.data, {
+      type: 'message_delta',
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { input_tokens: 30, output_tokens: 7 },
+    });
+  });
+
+  it('reports a client call beside a hidden one, and ends with pause_turn when told', function () {
+    const t = new StreamTranslator({ model: 'm', inputTokens: 3, hidden: (n) => n === 'add' });
+    t.start();
+    t.chunk(call(0, 'c1', 'add', '{}'));
+    const clientCall = t.chunk(call(1, 'c2', 'clock', '{}'));
+    assert.equal(clientCall[0]?.event, 'content_block_start');
+    assert.equal((clientCall[0]?.data.content_block as { name: string }).name, 'clock');
+    assert.equal(clientCall[0]?.data.index, 0);
+    const { step } = t.endStep();
+    assert.equal(step.calledClientTools, true);
+    assert.equal(step.hidden.length, 1);
+    const end = t.end('pause_turn');
+    assert.deepEqual((end[0]?.data as { delta: unknown }).delta, {
+      stop_reason: 'pause_turn',
+      stop_sequence: null,
+    });
+  });
+});

@@ -28,7 +28,28 @@ export function formatEvent(e: StreamEvent): string {
   return `event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`;
 }
 
-type Block = { kind: 'text' } | { kind: 'tool'; backendIndex: number; backendId?: string };
+type Block =
+  | { kind: 'text' }
+  | { kind: 'tool'; backendIndex: number; backendId?: string }
+  /** A call of one of an agent's own tools: collected, never shown (docs/adr/0029). */
+  | { kind: 'hidden'; backendIndex: number; backendId?: string; call: HiddenCall };
+
+/** A tool call the platform runs itself (an agent's MCP tool), as the backend made it. */
+export interface HiddenCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** What one backend stream (one step of an agent's run) ended with. */
+export interface StepEnd {
+  /** Calls of hidden tools, in order. */
+  hidden: HiddenCall[];
+  /** Whether the step called a tool the client offered (the run then ends with it). */
+  calledClientTools: boolean;
+  /** The step's text (shown as it came). */
+  text: string;
+}
 
 const event = (type: string, data: Record<string, unknown> = {}): StreamEvent => ({
   event: type,
@@ -52,6 +73,10 @@ export class StreamTranslator {
   private usage: OpenAiUsage | undefined;
   private outputChars = 0;
   private finished = false;
+  private hidden: HiddenCall[] = [];
+  private stepText = '';
+  /** Tokens of the steps before this one (an agent's tool rounds). */
+  private spent = { input: 0, output: 0 };
 
   constructor(
     private readonly ctx: {
@@ -60,6 +85,8 @@ export class StreamTranslator {
       /** The estimate of the prompt (the backend tells the real count only at the end). */
       inputTokens: number;
       stopSequences?: readonly string[];
+      /** Tool names whose calls are collected for the platform to run, not shown. */
+      hidden?: (name: string) => boolean;
     },
   ) {}
 
@@ -94,6 +121,7 @@ export class StreamTranslator {
     if (typeof text === 'string' && text !== '') {
       if (this.open?.kind !== 'text') out.push(...this.startBlock({ kind: 'text' }));
       this.outputChars += text.length;
+      this.stepText += text;
       out.push(
         event('content_block_delta', {
           index: this.index,
@@ -106,21 +134,28 @@ export class StreamTranslator {
       // A call starts with a new index, or a new id at the same index (some servers send
       // each call whole as index 0); its later chunks carry arguments only.
       const isNew =
-        this.open?.kind !== 'tool' ||
+        (this.open?.kind !== 'tool' && this.open?.kind !== 'hidden') ||
         this.open.backendIndex !== backendIndex ||
         (call.id !== undefined && call.id !== '' && call.id !== this.open.backendId);
       if (isNew) {
-        this.calledTools = true;
-        out.push(
-          ...this.startBlock(
-            { kind: 'tool', backendIndex, backendId: call.id },
-            call.function?.name ?? '',
-          ),
-        );
+        const name = call.function?.name ?? '';
+        if (this.ctx.hidden?.(name) === true) {
+          out.push(...this.closeBlock());
+          const hidden = { id: call.id || `call_${vendorId('toolu')}`, name, arguments: '' };
+          this.hidden.push(hidden);
+          this.open = { kind: 'hidden', backendIndex, backendId: call.id, call: hidden };
+        } else {
+          this.calledTools = true;
+          out.push(...this.startBlock({ kind: 'tool', backendIndex, backendId: call.id }, name));
+        }
       }
       const args = call.function?.arguments;
       if (typeof args === 'string' && args !== '') {
         this.outputChars += args.length;
+        if (this.open?.kind === 'hidden') {
+          this.open.call.arguments += args;
+          continue;
+        }
         out.push(
           event('content_block_delta', {
             index: this.index,
@@ -136,24 +171,45 @@ export class StreamTranslator {
     return out;
   }
 
-  /** The closing events: the open block's stop, `message_delta` and `message_stop`. */
-  end(): StreamEvent[] {
+  /**
+   * Ends one backend stream without ending the message: its open block stops, its usage is
+   * kept, and what it called is returned. An agent's run then goes on with another stream on
+   * the same translator, or calls {@link end}.
+   */
+  endStep(): { events: StreamEvent[]; step: StepEnd } {
+    const events = this.closeBlock();
+    const step = { hidden: this.hidden, calledClientTools: this.calledTools, text: this.stepText };
+    return { events, step };
+  }
+
+  /** Starts the next backend stream of the same message (after {@link endStep}). */
+  nextStep(): void {
+    const { inputTokens, outputTokens } = this.tokens();
+    this.spent = { input: inputTokens, output: outputTokens };
+    this.usage = undefined;
+    this.outputChars = 0;
+    this.finish = undefined;
+    this.matched = undefined;
+    this.calledTools = false;
+    this.hidden = [];
+    this.stepText = '';
+  }
+
+  /**
+   * The closing events: the open block's stop, `message_delta` and `message_stop`.
+   * `stopReason` overrides the backend's (an agent's run cut at its step bound: `pause_turn`).
+   */
+  end(stopReason?: StopReason): StreamEvent[] {
     if (this.finished) return [];
     this.finished = true;
     const out = this.closeBlock();
-    const { stop_reason, stop_sequence } = stopReasonOf(
-      this.finish,
-      this.matched,
-      this.ctx.stopSequences,
-      this.calledTools,
-    );
+    const { stop_reason, stop_sequence } =
+      stopReason === undefined ? this.stop() : { stop_reason: stopReason, stop_sequence: null };
+    const { inputTokens, outputTokens } = this.tokens();
     out.push(
       event('message_delta', {
         delta: { stop_reason, stop_sequence },
-        usage: {
-          input_tokens: this.usage?.prompt_tokens ?? this.ctx.inputTokens,
-          output_tokens: this.usage?.completion_tokens ?? Math.ceil(this.outputChars / 4),
-        },
+        usage: { input_tokens: inputTokens, output_tokens: outputTokens },
       }),
       event('message_stop'),
     );
@@ -162,11 +218,19 @@ export class StreamTranslator {
 
   /** What the stream ended with, for metrics. */
   outcome(): { stopReason: StopReason; inputTokens: number; outputTokens: number } {
+    return { stopReason: this.stop().stop_reason, ...this.tokens() };
+  }
+
+  private stop() {
+    return stopReasonOf(this.finish, this.matched, this.ctx.stopSequences, this.calledTools);
+  }
+
+  /** Every step's tokens: the backend's counts, else the estimates. */
+  private tokens(): { inputTokens: number; outputTokens: number } {
     return {
-      stopReason: stopReasonOf(this.finish, this.matched, this.ctx.stopSequences, this.calledTools)
-        .stop_reason,
-      inputTokens: this.usage?.prompt_tokens ?? this.ctx.inputTokens,
-      outputTokens: this.usage?.completion_tokens ?? Math.ceil(this.outputChars / 4),
+      inputTokens: this.spent.input + (this.usage?.prompt_tokens ?? this.ctx.inputTokens),
+      outputTokens:
+        this.spent.output + (this.usage?.completion_tokens ?? Math.ceil(this.outputChars / 4)),
     };
   }
 
@@ -192,7 +256,9 @@ export class StreamTranslator {
 
   private closeBlock(): StreamEvent[] {
     if (this.open === undefined) return [];
+    const hidden = this.open.kind === 'hidden';
     this.open = undefined;
+    if (hidden) return [];
     return [event('content_block_stop', { index: this.index })];
   }
 }

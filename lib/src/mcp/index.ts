@@ -7,6 +7,7 @@ export {
   DialRefusedError,
   createWorkloadFetch,
   type FetchLike,
+  listAllTools,
   listUpstreamTools,
   type PinnedFetch,
   UpstreamError,
