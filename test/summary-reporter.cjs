@@ -18,7 +18,7 @@ class SummaryReporter extends Spec {
     const byFile = new Map();
     if (timingsFile) {
       runner.on(EVENT_SUITE_BEGIN, (suite) => {
-        if (suite.file) started.set(suite, Date.now());
+        if (suite.file && suite.parent && suite.parent.root) started.set(suite, Date.now());
       });
       runner.on(EVENT_SUITE_END, (suite) => {
         const t = started.get(suite);

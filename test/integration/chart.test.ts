@@ -57,6 +57,14 @@ const deployment = (objects: Manifest[], component: string) => {
   return d as Manifest & { spec: { template: { spec: PodSpec } } };
 };
 
+/** The port of the gateway's public Service. */
+const gatewayService = (objects: Manifest[]) => {
+  const svc = objects.find((o) => o.kind === 'Service' && o.metadata.name === 'aiplane-gateway') as
+    (Manifest & { spec: { ports: { port: number }[] } }) | undefined;
+  assert.ok(svc, 'no gateway Service');
+  return svc.spec.ports[0]!.port;
+};
+
 interface EnvVar {
   name: string;
   value?: string;
@@ -197,6 +205,12 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
       const host = label === 'default' ? '0.0.0.0' : '::';
       assert.equal(apiConfig.host, host);
       assert.equal(apiConfig.port, api.containers[0]!.ports[0]!.containerPort);
+      assert.equal(apiConfig.metricsPort, api.containers[0]!.ports[1]!.containerPort);
+      // Agents' tools go through this release's gateway Service.
+      assert.equal(
+        apiConfig.inference.gatewayUrl,
+        `http://aiplane-gateway.${NAMESPACE}.svc:${gatewayService(objects)}`,
+      );
       const gateway = deployment(objects, 'gateway').spec.template.spec;
       const gatewayConfig = loadGatewayConfig(containerEnv(gateway, secrets));
       assert.equal(gatewayConfig.gateway.host, host);
@@ -364,6 +378,7 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
         'Role/aiplane-operator',
         'RoleBinding/aiplane-operator',
         ...each('Service'),
+        'Service/aiplane-api-metrics',
         'Service/aiplane-gateway-metrics',
         ...each('ServiceAccount'),
       ].sort(),
@@ -396,6 +411,7 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
       (o) => o.kind === 'ServiceMonitor',
     );
     assert.deepEqual(monitors.map((m) => m.metadata.name).sort(), [
+      'aiplane-api',
       'aiplane-gateway',
       'aiplane-operator',
     ]);

@@ -181,7 +181,7 @@ describe('StreamTranslator: an agent’s run over several backend streams (docs/
     assert.equal(step.calledClientTools, true);
     assert.equal(step.hidden.length, 1);
     const end = t.end('pause_turn');
-    assert.deepEqual((end[0]?.data as { delta: unknown }).delta, {
+    assert.deepEqual((end[0]?.data as unknown as { delta: unknown }).delta, {
       stop_reason: 'pause_turn',
       stop_sequence: null,
     });
