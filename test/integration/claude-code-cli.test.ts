@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type ManagedProcess, startOpenAiTestBackend, type OpenAiTestBackend } from '@aiplane/hack';
-import { call, ORG_SCOPE, startTestApi, tokenFor, type TestApi } from './api-helpers.js';
+import { createApiKey, startTestApi, type TestApi } from './api-helpers.js';
 import {
   addMembers,
   caller,
@@ -16,7 +16,7 @@ import {
   type Tenant,
 } from './fixtures/index.js';
 import { startOperatorProcess } from './operator-process.js';
-import { newSecret, rememberSecret } from './secrets.js';
+import { newSecret } from './secrets.js';
 
 /** The vendor's command-line tool as npm installed it (hack/lib/install-deps.sh: its native binary). */
 const CLAUDE = join(
@@ -161,14 +161,7 @@ describe('the vendor’s command-line tool (@anthropic-ai/claude-code) against /
     });
     assert.equal(agent.status, 201, agent.text);
     agentId = (agent.json() as { id: string }).id;
-    const key = await call(`${api.url}/v1/api-keys`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${await tokenFor('member', ORG_SCOPE)}` },
-      body: { name: 'claude-code' },
-    });
-    assert.equal(key.status, 201, key.text);
-    memberKey = (key.json() as { key: string }).key;
-    rememberSecret(memberKey);
+    memberKey = await createApiKey(api.url, 'member', 'claude-code');
   });
 
   after(async function () {
