@@ -33,5 +33,14 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund --loglevel=error >&2
 fi
 
+# The vendor's command-line tool (test/integration/claude-code-cli.test.ts): its native binary is
+# an npm optional dependency that the package's postinstall copies over a shell stub in
+# bin/claude.exe. Where npm did not run that script, run it here (it copies, downloads nothing).
+claude_code=node_modules/@anthropic-ai/claude-code
+if [ -f "$claude_code/install.cjs" ] && [ "$(stat -c %s "$claude_code/bin/claude.exe")" -lt 65536 ]; then
+  echo "installing the native binary of @anthropic-ai/claude-code" >&2
+  node "$claude_code/install.cjs" >&2
+fi
+
 "$here/hack/lib/build-binaries.sh"
 "$here/hack/lib/install-keycloak.sh"

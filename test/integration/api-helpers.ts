@@ -38,6 +38,19 @@ export async function tokenFor(user: DevUser, opts: { scope?: string } = {}): Pr
   return access_token;
 }
 
+/** A new platform API key of a dev user (remembered for the log sweep): its secret. */
+export async function createApiKey(apiUrl: string, user: DevUser, name: string): Promise<string> {
+  const r = await call(`${apiUrl}/v1/api-keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${await tokenFor(user, ORG_SCOPE)}` },
+    body: { name },
+  });
+  assert.equal(r.status, 201, r.text);
+  const { key } = r.json() as { key: string };
+  rememberSecret(key);
+  return key;
+}
+
 export interface TestApi extends RunningApi {
   url: string;
   /** The API's own database (PostgreSQL URL with the superuser's credentials). */

@@ -8,7 +8,15 @@ import {
   type OpenAiTestBackend,
   waitFor,
 } from '@aiplane/hack';
-import { call, keycloak, ORG_SCOPE, startTestApi, tokenFor, type TestApi } from './api-helpers.js';
+import {
+  call,
+  createApiKey,
+  keycloak,
+  ORG_SCOPE,
+  startTestApi,
+  tokenFor,
+  type TestApi,
+} from './api-helpers.js';
 import {
   addMembers,
   caller,
@@ -19,7 +27,7 @@ import {
 } from './fixtures/index.js';
 import { environment } from './harness.js';
 import { startOperatorProcess } from './operator-process.js';
-import { newSecret, rememberSecret } from './secrets.js';
+import { newSecret } from './secrets.js';
 
 /** A 1×1 PNG. */
 const PNG =
@@ -115,14 +123,7 @@ describe('messages API: /anthropic/v1 with the vendor’s own SDK as the client'
     });
     assert.equal(theirs.status, 201, theirs.text);
     agentB = (theirs.json() as { id: string }).id;
-    const key = await call(`${api.url}/v1/api-keys`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${await tokenFor('member', ORG_SCOPE)}` },
-      body: { name: 'messages' },
-    });
-    assert.equal(key.status, 201, key.text);
-    memberKey = (key.json() as { key: string }).key;
-    rememberSecret(memberKey);
+    memberKey = await createApiKey(api.url, 'member', 'messages');
     client = sdk({ apiKey: memberKey });
   });
 

@@ -63,9 +63,13 @@ export const ContentBlock = Type.Union([
   ThinkingBlock,
 ]);
 
+/**
+ * `system` messages inside the conversation are what the vendor's command-line tool sends for
+ * context that arrives mid-conversation (its environment, tools that changed); text only.
+ */
 export const MessageParam = Type.Object(
   {
-    role: Type.Union([Type.Literal('user'), Type.Literal('assistant')]),
+    role: Type.Union([Type.Literal('user'), Type.Literal('assistant'), Type.Literal('system')]),
     content: Type.Union([Type.String(), Type.Array(ContentBlock)]),
   },
   { additionalProperties: false },

@@ -36,6 +36,55 @@ describe('toOpenAiRequest: the vendor request as OpenAI chat', function () {
     });
   });
 
+  it('folds the conversation’s system messages, as the vendor’s command-line tool sends them, into the one leading system message', function () {
+    const out = toOpenAiRequest(
+      base({
+        system: 'caller',
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+          {
+            role: 'system',
+            content: [
+              { type: 'text', text: 'env' },
+              { type: 'text', text: 'more' },
+            ],
+          },
+          { role: 'assistant', content: 'hello' },
+          { role: 'system', content: 'late' },
+        ],
+      }),
+      { ...target, instructions: 'agent' },
+    );
+    assert.deepEqual(out.messages, [
+      { role: 'system', content: 'agent\n\ncaller\n\nenv\n\nmore\n\nlate' },
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'hello' },
+    ]);
+  });
+
+  it('refuses a system message with anything but text blocks', function () {
+    assert.throws(
+      () =>
+        toOpenAiRequest(
+          base({
+            messages: [
+              { role: 'user', content: 'hi' },
+              {
+                role: 'system',
+                content: [
+                  { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'A' } },
+                ],
+              },
+            ],
+          }),
+          target,
+        ),
+      (err: unknown) =>
+        err instanceof UnsupportedRequest &&
+        err.message === 'messages.1.content.0: a system message takes text blocks only',
+    );
+  });
+
   it('turns base64 images into data URLs beside the text', function () {
     const out = toOpenAiRequest(
       base({

@@ -50,7 +50,8 @@ export class UnsupportedRequest extends Error {
 
 /**
  * The vendor's Messages request as an OpenAI chat-completions request (docs/adr/0024):
- * system prompt first, tool results as `tool` messages right after the assistant turn that
+ * one system message first (an agent's instructions, the caller's system prompt, then the
+ * conversation's own `system` messages), tool results as `tool` messages right after the assistant turn that
  * called them, images as data URLs, tools as functions.
  */
 export function toOpenAiRequest(
@@ -58,9 +59,17 @@ export function toOpenAiRequest(
   target: TranslationTarget,
 ): OpenAiChatRequest {
   const messages: OpenAiMessage[] = [];
-  const system = [target.instructions ?? '', systemText(req.system)].filter((s) => s !== '');
+  const conversation: OpenAiMessage[] = [];
+  const midSystem: string[] = [];
+  req.messages.forEach((m, i) => {
+    if (m.role === 'system') midSystem.push(systemMessageText(m, i));
+    else conversation.push(...translateMessage(m, i));
+  });
+  const system = [target.instructions ?? '', systemText(req.system), ...midSystem].filter(
+    (s) => s !== '',
+  );
   if (system.length > 0) messages.push({ role: 'system', content: system.join('\n\n') });
-  req.messages.forEach((m, i) => messages.push(...translateMessage(m, i)));
+  messages.push(...conversation);
 
   const out: OpenAiChatRequest = {
     model: target.backendModel,
@@ -110,6 +119,24 @@ export function systemText(system: MessagesRequest['system']): string {
   if (system === undefined) return '';
   if (typeof system === 'string') return system;
   return system.map((b) => b.text).join('\n\n');
+}
+
+/**
+ * A `system` message inside the conversation, as text for the one leading system message: many
+ * backends' chat templates take a system message only first, so its place is not kept.
+ */
+function systemMessageText(m: MessageParam, index: number): string {
+  if (typeof m.content === 'string') return m.content;
+  return m.content
+    .map((b, j) => {
+      if (b.type !== 'text') {
+        throw new UnsupportedRequest(
+          `messages.${index}.content.${j}: a system message takes text blocks only`,
+        );
+      }
+      return b.text;
+    })
+    .join('\n\n');
 }
 
 function translateMessage(m: MessageParam, index: number): OpenAiMessage[] {
