@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -18,8 +18,9 @@ import {
   type Tenant,
 } from './fixtures/index.js';
 import { environment } from './harness.js';
+import { memberApiKey, vendorClient, vendorError } from './messages-helpers.js';
 import { startOperatorProcess } from './operator-process.js';
-import { newSecret, rememberSecret } from './secrets.js';
+import { newSecret } from './secrets.js';
 
 /** A 1×1 PNG. */
 const PNG =
@@ -52,24 +53,9 @@ describe('messages API: /anthropic/v1 with the vendor’s own SDK as the client'
   /** The SDK as a vendor client would use it, pointed at the platform; our retries only. */
   let client: Anthropic;
 
-  const sdk = (opts: { apiKey?: string; authToken?: string; organization?: string } = {}) =>
-    new Anthropic({
-      baseURL: `${api.url}/anthropic`,
-      apiKey: opts.apiKey ?? null,
-      authToken: opts.authToken ?? null,
-      maxRetries: 0,
-      defaultHeaders: { 'x-aiplane-organization': opts.organization ?? a.organizationId },
-    });
+  const sdk = (opts: { apiKey?: string; authToken?: string } = {}) =>
+    vendorClient(api.url, a.organizationId, opts);
   const lastChat = () => backend.requests[backend.requests.length - 1]?.body as ChatBody;
-  const vendorError = async (p: Promise<unknown>) => {
-    try {
-      await p;
-    } catch (err) {
-      if (err instanceof Anthropic.APIError) return err;
-      throw err;
-    }
-    throw new Error('no error');
-  };
 
   before(async function () {
     this.timeout(300_000);
@@ -115,14 +101,7 @@ describe('messages API: /anthropic/v1 with the vendor’s own SDK as the client'
     });
     assert.equal(theirs.status, 201, theirs.text);
     agentB = (theirs.json() as { id: string }).id;
-    const key = await call(`${api.url}/v1/api-keys`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${await tokenFor('member', ORG_SCOPE)}` },
-      body: { name: 'messages' },
-    });
-    assert.equal(key.status, 201, key.text);
-    memberKey = (key.json() as { key: string }).key;
-    rememberSecret(memberKey);
+    memberKey = await memberApiKey(api.url, 'messages');
     client = sdk({ apiKey: memberKey });
   });
 
