@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the project needs and the machine lacks: Debian packages, npm packages
-# (npm ci when the lock file changed), the Go-built control-plane binaries and the Keycloak
-# server (both cached under ${XDG_CACHE_HOME:-~/.cache}/aiplane). Idempotent; a second run
-# does nothing.
+# (npm ci when the lock file changed), the Go-built control-plane binaries, the Keycloak
+# server and LiteLLM's proxy in a Python virtualenv (all cached under
+# ${XDG_CACHE_HOME:-~/.cache}/aiplane). Idempotent; a second run does nothing.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$here"
@@ -15,6 +15,8 @@ command -v openssl >/dev/null || need_pkgs+=(openssl)
 command -v setpriv >/dev/null || need_pkgs+=(util-linux)
 command -v go >/dev/null || need_pkgs+=(golang-go)
 command -v curl >/dev/null || need_pkgs+=(curl ca-certificates)
+# LiteLLM's proxy (a third-party backend for the messages API tests) runs in a virtualenv.
+python3 -c 'import venv, ensurepip' 2>/dev/null || need_pkgs+=(python3 python3-venv)
 # The browser tests (the API documentation pages) drive Debian's Chromium through playwright-core.
 command -v chromium >/dev/null || need_pkgs+=(chromium)
 # Keycloak: a newer JDK already under /usr/lib/jvm wins; bookworm itself only packages 17.
@@ -44,3 +46,4 @@ fi
 
 "$here/hack/lib/build-binaries.sh"
 "$here/hack/lib/install-keycloak.sh"
+"$here/hack/lib/install-litellm.sh"

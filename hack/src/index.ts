@@ -62,3 +62,12 @@ export {
   type OpenAiTestRequest,
   startOpenAiTestBackend,
 } from './openai-test-backend.js';
+export {
+  type LiteLlmMockModel,
+  type LiteLlmMockToolCall,
+  type LiteLlmProxy,
+  type LiteLlmProxyOptions,
+  liteLlmConfig,
+  liteLlmPaths,
+  startLiteLlmProxy,
+} from './litellm-proxy.js';

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { type McpTestServer, startMcpTestServer, startOpenAiTestBackend } from '@aiplane/hack';
 import type { OpenAiTestBackend } from '@aiplane/hack';
-import { call, ORG_SCOPE, tokenFor } from './api-helpers.js';
+import { createApiKey, ORG_SCOPE, tokenFor } from './api-helpers.js';
 import { type GatewayStack, startGatewayStack } from './fixtures/index.js';
 import { link, randomId, registerRemote } from './mcp-helpers.js';
+import { vendorClient } from './messages-helpers.js';
 import { newSecret, rememberSecret } from './secrets.js';
 
 interface ChatBody {
@@ -26,7 +27,6 @@ describe('agents with MCP tools: /anthropic/v1/messages runs an agent’s tools 
   let agent: string;
   let serverId: string;
   let unlinkedId: string;
-  let memberKey: string;
   /** Runs before the backend answers the next chat request, once. */
   let beforeNextAnswer: (() => Promise<void>) | undefined;
   const memberCredential = `agent-upstream-${randomId()}`;
@@ -96,20 +96,8 @@ describe('agents with MCP tools: /anthropic/v1/messages runs an agent’s tools 
     });
     assert.equal(created.status, 201, created.text);
     agent = (created.json() as { id: string }).id;
-    const key = await call(`${stack.api.url}/v1/api-keys`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${await tokenFor('member', ORG_SCOPE)}` },
-      body: { name: 'agent-tools' },
-    });
-    assert.equal(key.status, 201, key.text);
-    memberKey = (key.json() as { key: string }).key;
-    rememberSecret(memberKey);
-    client = new Anthropic({
-      baseURL: `${stack.api.url}/anthropic`,
-      apiKey: memberKey,
-      authToken: null,
-      maxRetries: 0,
-      defaultHeaders: { 'x-aiplane-organization': stack.a.organizationId },
+    client = vendorClient(stack.api.url, stack.a.organizationId, {
+      apiKey: await createApiKey(stack.api.url, 'member', 'agent-tools'),
     });
   });
 
@@ -154,12 +142,8 @@ describe('agents with MCP tools: /anthropic/v1/messages runs an agent’s tools 
   });
 
   it('runs the tools as the caller of a JWT too (bearer passed to the gateway)', async function () {
-    const jwtClient = new Anthropic({
-      baseURL: `${stack.api.url}/anthropic`,
-      apiKey: null,
+    const jwtClient = vendorClient(stack.api.url, stack.a.organizationId, {
       authToken: await tokenFor('member', ORG_SCOPE),
-      maxRetries: 0,
-      defaultHeaders: { 'x-aiplane-organization': stack.a.organizationId },
     });
     const m = await jwtClient.messages.create({
       model: `anthropic-agent-${agent}`,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -26,6 +26,7 @@ import {
   type Tenant,
 } from './fixtures/index.js';
 import { environment } from './harness.js';
+import { vendorClient, vendorError } from './messages-helpers.js';
 import { startOperatorProcess } from './operator-process.js';
 import { newSecret } from './secrets.js';
 
@@ -60,24 +61,9 @@ describe('messages API: /anthropic/v1 with the vendor’s own SDK as the client'
   /** The SDK as a vendor client would use it, pointed at the platform; our retries only. */
   let client: Anthropic;
 
-  const sdk = (opts: { apiKey?: string; authToken?: string; organization?: string } = {}) =>
-    new Anthropic({
-      baseURL: `${api.url}/anthropic`,
-      apiKey: opts.apiKey ?? null,
-      authToken: opts.authToken ?? null,
-      maxRetries: 0,
-      defaultHeaders: { 'x-aiplane-organization': opts.organization ?? a.organizationId },
-    });
+  const sdk = (opts: { apiKey?: string; authToken?: string } = {}) =>
+    vendorClient(api.url, a.organizationId, opts);
   const lastChat = () => backend.requests[backend.requests.length - 1]?.body as ChatBody;
-  const vendorError = async (p: Promise<unknown>) => {
-    try {
-      await p;
-    } catch (err) {
-      if (err instanceof Anthropic.APIError) return err;
-      throw err;
-    }
-    throw new Error('no error');
-  };
 
   before(async function () {
     this.timeout(300_000);
