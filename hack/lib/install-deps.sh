@@ -35,3 +35,4 @@ fi
 
 "$here/hack/lib/build-binaries.sh"
 "$here/hack/lib/install-keycloak.sh"
+"$here/hack/lib/install-models.sh"
