@@ -19,6 +19,11 @@ export interface OpenAiTestBackendOptions {
   apiKey?: string;
   /** Milliseconds between streamed chunks (default 0). */
   chunkDelayMs?: number;
+  /**
+   * Every chat request is answered this text (one chunk per word when streaming, finish
+   * `stop`), whatever it asked: the benchmarks' backend, with no artificial delay.
+   */
+  fixedAnswer?: string;
 }
 
 export interface OpenAiTestBackend {
@@ -65,6 +70,7 @@ interface ChatBody {
  *   answer cuts it before the string (finish `stop`, and vLLM's `stop_reason` naming it).
  * - Streaming sends one chunk per word (tool arguments in two pieces), then the finish, the
  *   usage chunk when `stream_options.include_usage`, and `data: [DONE]`.
+ * - With `fixedAnswer`, every chat request gets that text instead (benchmarks).
  */
 export async function startOpenAiTestBackend(
   opts: OpenAiTestBackendOptions = {},
@@ -135,7 +141,10 @@ export async function startOpenAiTestBackend(
       if (record.closedByCaller) return;
     }
     const chat = (body ?? {}) as ChatBody;
-    const answer = answerOf(chat);
+    const answer =
+      opts.fixedAnswer === undefined
+        ? answerOf(chat)
+        : { text: opts.fixedAnswer, finish: 'stop' as const, tokens: words(opts.fixedAnswer) };
     const usage = { prompt_tokens: promptTokens(chat), completion_tokens: answer.tokens };
     usage.completion_tokens = answer.tokens;
     const id = `chatcmpl-${randomUUID()}`;
