@@ -134,9 +134,17 @@ export interface CatalogueEditor {
   platformAdmin: boolean;
 }
 
+/** How long a resolved entry is reused by the inference path (docs/adr/0024). */
+export const BACKEND_CACHE_MS = 1000;
+/** Resolved entries kept at most (names asked for, found or not). */
+const BACKEND_CACHE_ENTRIES = 1000;
+
 export interface ModelCatalogueOptions {
   store: ModelCatalogueStore;
   keyring: Keyring;
+  /** How long {@link ModelCatalogue.backendFor} reuses an answer (default BACKEND_CACHE_MS; 0: never). */
+  backendCacheMs?: number;
+  now?: () => number;
   /** TEST ONLY: backends on loopback pass the address rules (AIPLANE_MODELS_ALLOW_LOOPBACK_BACKENDS). */
   allowLoopback: boolean;
 }
@@ -164,7 +172,17 @@ export function modelRecord(row: ModelRow): Model {
 
 /** The catalogue's rules: who writes what, address checks, sealed keys (docs/adr/0024). */
 export class ModelCatalogue {
-  constructor(private readonly opts: ModelCatalogueOptions) {}
+  private readonly resolved = new Map<
+    string,
+    { at: number; backend: Promise<ModelBackend | undefined> }
+  >();
+  private readonly now: () => number;
+  private readonly cacheMs: number;
+
+  constructor(private readonly opts: ModelCatalogueOptions) {
+    this.now = opts.now ?? Date.now;
+    this.cacheMs = opts.backendCacheMs ?? BACKEND_CACHE_MS;
+  }
 
   async list(organizationId: string): Promise<Model[]> {
     return (await this.opts.store.visible(organizationId)).map(modelRecord);
@@ -196,6 +214,7 @@ export class ModelCatalogue {
       in_cluster: inCluster,
       active: body.active ?? true,
     });
+    this.resolved.clear();
     if (!row) {
       throw new ApiError(
         'model_exists',
@@ -237,6 +256,7 @@ export class ModelCatalogue {
           }),
     };
     const row = await this.opts.store.update(id, change);
+    this.resolved.clear();
     if (!row) throw notFound();
     return modelRecord(row);
   }
@@ -244,17 +264,38 @@ export class ModelCatalogue {
   async remove(editor: CatalogueEditor, id: string): Promise<void> {
     const current = await this.find(editor.organizationId, id);
     if (current.organization_id === null && !editor.platformAdmin) throw adminOnly('platform_wide');
-    if (!(await this.opts.store.remove(id))) throw notFound();
+    const removed = await this.opts.store.remove(id);
+    this.resolved.clear();
+    if (!removed) throw notFound();
   }
 
-  /** The active entry of `name` in `mode` the organization uses (its own first), with its key. */
-  async backendFor(
+  /**
+   * The active entry of `name` in `mode` the organization uses (its own first), with its key.
+   * The inference path asks this once per request: an answer (found or not) is reused for
+   * `backendCacheMs`, and every write through this catalogue forgets them all, so a change
+   * made on another replica shows within that time.
+   */
+  backendFor(
     organizationId: string,
     name: string,
     mode: ModelMode,
   ): Promise<ModelBackend | undefined> {
-    const row = await this.opts.store.byName(organizationId, name, mode);
-    return row && this.backendOf(row);
+    const key = `${organizationId}\0${mode}\0${name}`;
+    const now = this.now();
+    const hit = this.resolved.get(key);
+    if (hit && now - hit.at < this.cacheMs) return hit.backend;
+    const backend = this.opts.store
+      .byName(organizationId, name, mode)
+      .then((row) => row && this.backendOf(row));
+    if (this.cacheMs <= 0) return backend;
+    this.resolved.delete(key);
+    this.resolved.set(key, { at: now, backend });
+    backend.catch(() => this.resolved.delete(key)); // a failure is not kept
+    for (const oldest of this.resolved.keys()) {
+      if (this.resolved.size <= BACKEND_CACHE_ENTRIES) break;
+      this.resolved.delete(oldest);
+    }
+    return backend;
   }
 
   /** The active chat entries the organization uses, one per name (its own shadow platform ones). */
