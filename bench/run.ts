@@ -7,6 +7,7 @@ import { LocalEnvironment } from '@aiplane/hack';
 import { mcpServers } from './mcp-servers.js';
 import { runtimeReconcile } from './runtime-reconcile.js';
 import { gatewayOverhead } from './gateway.js';
+import { messagesOverhead } from './messages.js';
 import { tenantLifecycle } from './tenant-lifecycle.js';
 
 const BENCHMARKS: Record<string, (env: LocalEnvironment) => Promise<void>> = {
@@ -14,6 +15,7 @@ const BENCHMARKS: Record<string, (env: LocalEnvironment) => Promise<void>> = {
   'runtime-reconcile': (env) => runtimeReconcile(env),
   'tenant-lifecycle': (env) => tenantLifecycle(env),
   gateway: (env) => gatewayOverhead(env),
+  messages: (env) => messagesOverhead(env),
 };
 
 const wanted = process.argv.slice(2);

@@ -19,6 +19,7 @@ import { inferenceMetrics } from './inference/inference-metrics.js';
 import { Messages } from './inference/messages.js';
 import { ModelCatalogue } from './inference/model-catalogue.js';
 import { ModelCatalogueStore } from './inference/model-catalogue-store.js';
+import { Tokenizers } from './inference/tokenizers.js';
 import { ResourceProfiles } from './inference/resource-profiles.js';
 import { ResourceProfileStore } from './inference/resource-profile-store.js';
 import { DownloadStore } from './inference/downloads/download-store.js';
@@ -116,6 +117,7 @@ export async function startApi(
     agents,
     remoteFetch: backendFetch,
     clusterFetch,
+    tokenizers: new Tokenizers({ root: config.modelStore.dir, logger }),
     requestTimeoutMs: config.inference.requestTimeoutMs,
     retryBaseMs: config.inference.retryBaseMs,
     logger,

@@ -47,3 +47,4 @@ fi
 "$here/hack/lib/build-binaries.sh"
 "$here/hack/lib/install-keycloak.sh"
 "$here/hack/lib/install-litellm.sh"
+"$here/hack/lib/install-models.sh"

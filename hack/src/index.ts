@@ -26,7 +26,7 @@ export {
   type TokenResponse,
 } from './keycloak-token.js';
 export { LocalPostgres, type PostgresInfo, postgresBinDir } from './postgres.js';
-export { binaryPaths, cacheDir, repoRoot, versions, type BinaryPaths } from './paths.js';
+export { binaryPaths, cacheDir, miniLmDir, repoRoot, versions, type BinaryPaths } from './paths.js';
 export { freePort, StopWaiting, waitFor } from './ports.js';
 export { apiEnv, createDatabase, operatorEnv, startOperatorFromSource } from './service-env.js';
 export {

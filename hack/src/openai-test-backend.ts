@@ -21,6 +21,11 @@ export interface OpenAiTestBackendOptions {
   chunkDelayMs?: number;
   /** Awaited before each chat request is answered (a test acts between a model's steps). */
   beforeAnswer?: (body: unknown) => Promise<void> | void;
+  /**
+   * Every chat request is answered this text (one chunk per word when streaming, finish
+   * `stop`), whatever it asked: the benchmarks' backend, with no artificial delay.
+   */
+  fixedAnswer?: string;
 }
 
 export interface OpenAiTestBackend {
@@ -69,6 +74,7 @@ interface ChatBody {
  *   answer cuts it before the string (finish `stop`, and vLLM's `stop_reason` naming it).
  * - Streaming sends one chunk per word (tool arguments in two pieces), then the finish, the
  *   usage chunk when `stream_options.include_usage`, and `data: [DONE]`.
+ * - With `fixedAnswer`, every chat request gets that text instead (benchmarks).
  */
 export async function startOpenAiTestBackend(
   opts: OpenAiTestBackendOptions = {},
@@ -140,7 +146,10 @@ export async function startOpenAiTestBackend(
     }
     const chat = (body ?? {}) as ChatBody;
     await opts.beforeAnswer?.(body);
-    const answer = answerOf(chat);
+    const answer =
+      opts.fixedAnswer === undefined
+        ? answerOf(chat)
+        : { text: opts.fixedAnswer, finish: 'stop' as const, tokens: words(opts.fixedAnswer) };
     const usage = { prompt_tokens: promptTokens(chat), completion_tokens: answer.tokens };
     usage.completion_tokens = answer.tokens;
     const id = `chatcmpl-${randomUUID()}`;

@@ -20,6 +20,14 @@ export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'aiplane');
 }
 
+/**
+ * all-MiniLM-L6-v2 as hack/lib/install-models.sh extracts it: `tokenizer.json` (BERT WordPiece)
+ * and `model.onnx`.
+ */
+export function miniLmDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(cacheDir(env), 'models', 'all-minilm-l6-v2');
+}
+
 // Same key as hack/lib/build-binaries.sh: version plus a hash of the module files.
 function modHash(tool: string): string {
   const dir = join(hackDir, 'tools', tool);

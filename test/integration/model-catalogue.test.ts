@@ -77,6 +77,7 @@ describe('model catalogue: /v1/models (can_manage_models, SSRF-checked backends,
         backend_model: 'org/echo-7b',
         has_api_key: true,
         context_window: 8192,
+        tokenizer: null,
         in_cluster: false,
         active: true,
         created_at: undefined,
@@ -168,6 +169,38 @@ describe('model catalogue: /v1/models (can_manage_models, SSRF-checked backends,
     assert.equal((await as('admin')('DELETE', `/v1/models/${created.id}`)).status, 204);
     assertCode(await as('admin')('GET', `/v1/models/${created.id}`), 404, 'model_not_found');
     assertCode(await as('admin')('DELETE', `/v1/models/${created.id}`), 404, 'model_not_found');
+  });
+
+  it('keeps a tokenizer path inside the model store: set, changed, forgotten with null; ., .. and absolute paths refused (422, the field named)', async function () {
+    const r = await as('admin')('POST', '/v1/models', {
+      name: 'with-tokenizer',
+      mode: 'chat',
+      base_url: backend.baseUrl,
+      tokenizer: 'minilm/tokenizer.json',
+    });
+    assert.equal(r.status, 201, r.text);
+    const m = r.json() as Model & { tokenizer: string | null };
+    assert.equal(m.tokenizer, 'minilm/tokenizer.json');
+    const changed = await as('admin')('PATCH', `/v1/models/${m.id}`, {
+      tokenizer: 'minilm/v2/tokenizer.json',
+    });
+    assert.equal((changed.json() as { tokenizer: string }).tokenizer, 'minilm/v2/tokenizer.json');
+    const kept = await as('admin')('PATCH', `/v1/models/${m.id}`, { active: true });
+    assert.equal((kept.json() as { tokenizer: string }).tokenizer, 'minilm/v2/tokenizer.json');
+    const forgotten = await as('admin')('PATCH', `/v1/models/${m.id}`, { tokenizer: null });
+    assert.equal((forgotten.json() as { tokenizer: null }).tokenizer, null);
+    for (const tokenizer of [
+      '../other-org/tokenizer.json',
+      '/etc/passwd',
+      './t.json',
+      'a/.hidden',
+      '',
+    ]) {
+      assertValidationFailed(
+        await as('admin')('PATCH', `/v1/models/${m.id}`, { tokenizer }),
+        'tokenizer',
+      );
+    }
   });
 
   it('shows platform-wide entries to every organization and keeps an organization’s entries to itself', async function () {

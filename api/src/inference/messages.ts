@@ -7,7 +7,7 @@ import type { Agent } from '../agents/store.js';
 import type { AnthropicModelInfo, MessagesRequest } from './anthropic-schema.js';
 import { vendorErrorOf, VendorError } from './anthropic-errors.js';
 import { callBackend } from './backend-client.js';
-import { estimateInputTokens } from './count-tokens.js';
+import { estimateInputTokens, tokenizeInputTokens } from './count-tokens.js';
 import type { InferenceMetrics } from './inference-metrics.js';
 import type { ModelBackend, ModelCatalogue } from './model-catalogue.js';
 import type { AgentTools, CallerCredential, Toolbox } from './agent-tools.js';
@@ -22,6 +22,7 @@ import {
   type OpenAiChatResponse,
   vendorId,
 } from './translate-response.js';
+import type { Tokenizers } from './tokenizers.js';
 import {
   errorEvent,
   formatEvent,
@@ -45,6 +46,8 @@ export interface MessagesOptions {
   remoteFetch: FetchLike;
   /** Dials in-cluster backends (marked so by a platform admin). */
   clusterFetch: FetchLike;
+  /** The catalogue's tokenizer.json files, for count_tokens. */
+  tokenizers: Pick<Tokenizers, 'counter'>;
   requestTimeoutMs: number;
   retryBaseMs: number;
   logger: Logger;
@@ -134,13 +137,21 @@ export class Messages {
     };
   }
 
-  /** Input tokens of a request, estimated without any model (count-tokens.ts). */
+  /**
+   * Input tokens of a request without calling any model (count-tokens.ts): counted with the
+   * model's tokenizer.json when the catalogue names one that loads, else the estimate.
+   */
   async countTokens(
     organizationId: string,
     req: Parameters<typeof estimateInputTokens>[0] & { model: string },
   ): Promise<number> {
     const target = await this.resolve(organizationId, req.model);
-    return estimateInputTokens(req, target.agent?.instructions ?? '');
+    const instructions = target.agent?.instructions ?? '';
+    const file = target.backend.tokenizer;
+    const count = file === null ? undefined : await this.opts.tokenizers.counter(file);
+    return count === undefined
+      ? estimateInputTokens(req, instructions)
+      : tokenizeInputTokens(req, instructions, count);
   }
 
   /**

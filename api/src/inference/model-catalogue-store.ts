@@ -13,6 +13,8 @@ export interface ModelRow {
   backend_model: string | null;
   api_key_sealed: string | null;
   context_window: number | null;
+  /** The model's tokenizer.json in the model store (docs/adr/0024); null: unknown. */
+  tokenizer: string | null;
   in_cluster: boolean;
   active: boolean;
   created_at: Date;

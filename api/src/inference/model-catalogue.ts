@@ -4,6 +4,7 @@ import { checkRemoteAddress, parseAddress } from '@aiplane/lib';
 import { type Keyring, openSecret, sealSecret } from '@aiplane/lib/crypto';
 import { ApiError } from '@aiplane/lib/errors';
 import { isUuid, Nullable } from '@aiplane/lib/service';
+import { FILE_PATH_PATTERN, organizationDirectory } from './downloads/download-paths.js';
 import type { ModelCatalogueStore, ModelRow, ModelRowChange } from './model-catalogue-store.js';
 
 export const MODEL_MODES = ['chat', 'embedding', 'rerank', 'stt'] as const;
@@ -32,6 +33,12 @@ const ApiKey = Type.String({
   description: 'the backend’s API key, sent as a bearer token; write-only (never returned)',
 });
 const ContextWindow = Type.Integer({ minimum: 1, maximum: 100_000_000 });
+const TokenizerPath = Type.String({
+  pattern: FILE_PATH_PATTERN,
+  maxLength: 1000,
+  description:
+    'where the model’s `tokenizer.json` is in the model store, relative to the organization’s part of it (`<model>/<file>`, as model-installer downloads write it), or to the store’s root for a platform-wide entry; count_tokens counts with it, and uses the documented estimate while it is missing or unreadable. Up to 8 segments joined by `/`, none starting with a dot.',
+});
 
 export const ModelCreate = Type.Object(
   {
@@ -48,6 +55,7 @@ export const ModelCreate = Type.Object(
     ),
     api_key: Type.Optional(Nullable(ApiKey)),
     context_window: Type.Optional(Nullable(ContextWindow)),
+    tokenizer: Type.Optional(Nullable(TokenizerPath)),
     active: Type.Optional(Type.Boolean({ description: 'default true' })),
     in_cluster: Type.Optional(
       Type.Boolean({
@@ -72,6 +80,8 @@ export const ModelUpdate = Type.Object(
     // A new key; null removes it; omitted keeps it.
     api_key: Type.Optional(Nullable(ApiKey)),
     context_window: Type.Optional(Nullable(ContextWindow)),
+    // A new path; null forgets it (count_tokens estimates); omitted keeps it.
+    tokenizer: Type.Optional(Nullable(TokenizerPath)),
     active: Type.Optional(Type.Boolean()),
     in_cluster: Type.Optional(Type.Boolean()),
   },
@@ -89,6 +99,9 @@ export const ModelSchema = Type.Object(
     backend_model: Type.String(),
     has_api_key: Type.Boolean(),
     context_window: Nullable(Type.Integer()),
+    tokenizer: Nullable(
+      Type.String({ description: 'the model’s tokenizer.json in the model store; null: unknown' }),
+    ),
     in_cluster: Type.Boolean(),
     active: Type.Boolean(),
     created_at: Type.String({ format: 'date-time' }),
@@ -106,6 +119,8 @@ export interface ModelBackend {
   name: string;
   organizationId: string | null;
   contextWindow: number | null;
+  /** The model's tokenizer.json in the model store; null when unknown. */
+  tokenizer: StoreFile | null;
   createdAt: Date;
   baseUrl: string;
   backendModel: string;
@@ -119,9 +134,17 @@ export interface CatalogueEditor {
   platformAdmin: boolean;
 }
 
+/** How long a resolved entry is reused by the inference path (docs/adr/0024). */
+export const BACKEND_CACHE_MS = 1000;
+/** Resolved entries kept at most (names asked for, found or not). */
+const BACKEND_CACHE_ENTRIES = 1000;
+
 export interface ModelCatalogueOptions {
   store: ModelCatalogueStore;
   keyring: Keyring;
+  /** How long {@link ModelCatalogue.backendFor} reuses an answer (default BACKEND_CACHE_MS; 0: never). */
+  backendCacheMs?: number;
+  now?: () => number;
   /** TEST ONLY: backends on loopback pass the address rules (AIPLANE_MODELS_ALLOW_LOOPBACK_BACKENDS). */
   allowLoopback: boolean;
 }
@@ -139,6 +162,7 @@ export function modelRecord(row: ModelRow): Model {
     backend_model: row.backend_model ?? row.name,
     has_api_key: row.api_key_sealed !== null,
     context_window: row.context_window,
+    tokenizer: row.tokenizer,
     in_cluster: row.in_cluster,
     active: row.active,
     created_at: row.created_at.toISOString(),
@@ -148,7 +172,17 @@ export function modelRecord(row: ModelRow): Model {
 
 /** The catalogue's rules: who writes what, address checks, sealed keys (docs/adr/0024). */
 export class ModelCatalogue {
-  constructor(private readonly opts: ModelCatalogueOptions) {}
+  private readonly resolved = new Map<
+    string,
+    { at: number; backend: Promise<ModelBackend | undefined> }
+  >();
+  private readonly now: () => number;
+  private readonly cacheMs: number;
+
+  constructor(private readonly opts: ModelCatalogueOptions) {
+    this.now = opts.now ?? Date.now;
+    this.cacheMs = opts.backendCacheMs ?? BACKEND_CACHE_MS;
+  }
 
   async list(organizationId: string): Promise<Model[]> {
     return (await this.opts.store.visible(organizationId)).map(modelRecord);
@@ -176,9 +210,11 @@ export class ModelCatalogue {
       backend_model: body.backend_model ?? null,
       api_key_sealed: body.api_key ? sealSecret(this.opts.keyring, body.api_key, aad(id)) : null,
       context_window: body.context_window ?? null,
+      tokenizer: body.tokenizer ?? null,
       in_cluster: inCluster,
       active: body.active ?? true,
     });
+    this.resolved.clear();
     if (!row) {
       throw new ApiError(
         'model_exists',
@@ -209,6 +245,7 @@ export class ModelCatalogue {
       ...(body.base_url === undefined ? {} : { base_url: body.base_url }),
       ...(body.backend_model === undefined ? {} : { backend_model: body.backend_model }),
       ...(body.context_window === undefined ? {} : { context_window: body.context_window }),
+      ...(body.tokenizer === undefined ? {} : { tokenizer: body.tokenizer }),
       ...(body.active === undefined ? {} : { active: body.active }),
       ...(body.in_cluster === undefined ? {} : { in_cluster: body.in_cluster }),
       ...(body.api_key === undefined
@@ -219,6 +256,7 @@ export class ModelCatalogue {
           }),
     };
     const row = await this.opts.store.update(id, change);
+    this.resolved.clear();
     if (!row) throw notFound();
     return modelRecord(row);
   }
@@ -226,17 +264,38 @@ export class ModelCatalogue {
   async remove(editor: CatalogueEditor, id: string): Promise<void> {
     const current = await this.find(editor.organizationId, id);
     if (current.organization_id === null && !editor.platformAdmin) throw adminOnly('platform_wide');
-    if (!(await this.opts.store.remove(id))) throw notFound();
+    const removed = await this.opts.store.remove(id);
+    this.resolved.clear();
+    if (!removed) throw notFound();
   }
 
-  /** The active entry of `name` in `mode` the organization uses (its own first), with its key. */
-  async backendFor(
+  /**
+   * The active entry of `name` in `mode` the organization uses (its own first), with its key.
+   * The inference path asks this once per request: an answer (found or not) is reused for
+   * `backendCacheMs`, and every write through this catalogue forgets them all, so a change
+   * made on another replica shows within that time.
+   */
+  backendFor(
     organizationId: string,
     name: string,
     mode: ModelMode,
   ): Promise<ModelBackend | undefined> {
-    const row = await this.opts.store.byName(organizationId, name, mode);
-    return row && this.backendOf(row);
+    const key = `${organizationId}\0${mode}\0${name}`;
+    const now = this.now();
+    const hit = this.resolved.get(key);
+    if (hit && now - hit.at < this.cacheMs) return hit.backend;
+    const backend = this.opts.store
+      .byName(organizationId, name, mode)
+      .then((row) => row && this.backendOf(row));
+    if (this.cacheMs <= 0) return backend;
+    this.resolved.delete(key);
+    this.resolved.set(key, { at: now, backend });
+    backend.catch(() => this.resolved.delete(key)); // a failure is not kept
+    for (const oldest of this.resolved.keys()) {
+      if (this.resolved.size <= BACKEND_CACHE_ENTRIES) break;
+      this.resolved.delete(oldest);
+    }
+    return backend;
   }
 
   /** The active chat entries the organization uses, one per name (its own shadow platform ones). */
@@ -259,6 +318,7 @@ export class ModelCatalogue {
       name: row.name,
       organizationId: row.organization_id,
       contextWindow: row.context_window,
+      tokenizer: tokenizerFile(row),
       createdAt: row.created_at,
       baseUrl: row.base_url,
       backendModel: row.backend_model ?? row.name,
@@ -286,6 +346,25 @@ export class ModelCatalogue {
     const check = await checkRemoteAddress(address, { allowLoopback: this.opts.allowLoopback });
     if (!check.ok) throw invalidAddress(check.message);
   }
+}
+
+/** A file in the model store: `path` inside `directory` (relative to the store; '' the root). */
+export interface StoreFile {
+  directory: string;
+  path: string;
+}
+
+/**
+ * Where an entry's tokenizer is: an organization's entry names a file in the organization's
+ * part of the store (where its downloads land) and cannot leave it; a platform-wide one a
+ * file anywhere in the store.
+ */
+export function tokenizerFile(
+  row: Pick<ModelRow, 'organization_id' | 'tokenizer'>,
+): StoreFile | null {
+  if (row.tokenizer === null) return null;
+  const directory = row.organization_id === null ? '' : organizationDirectory(row.organization_id);
+  return { directory, path: row.tokenizer };
 }
 
 const invalidAddress = (message: string) =>

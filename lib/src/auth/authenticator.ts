@@ -22,8 +22,14 @@ function challenge(error: string, description: string): Record<string, string> {
   };
 }
 
+/** How often one replica records a key's use (the store's own bound is the same minute). */
+const TOUCH_EVERY_MS = 60_000;
+
 /** Turns presented credentials into a {@link Principal}, or throws an {@link ApiError}. */
 export class Authenticator {
+  /** When this replica last recorded each key's use: no query per request for it. */
+  private readonly touched = new Map<string, number>();
+
   constructor(
     private readonly deps: {
       jwt: JwtVerifier;
@@ -97,9 +103,7 @@ export class Authenticator {
       throw err;
     }
     if (!access?.enabled) throw invalid('the API key owner is disabled or gone');
-    this.deps.apiKeys.touch(record.id).catch((err: unknown) => {
-      this.deps.logger.warn({ err, apiKeyId: record.id }, 'could not record API key use');
-    });
+    this.touch(record.id);
     // The key acts with the owner's current roles and organizations, not those of its creation.
     return {
       userId: access.userId,
@@ -109,5 +113,22 @@ export class Authenticator {
       via: 'api_key',
       apiKeyId: record.id,
     };
+  }
+
+  /** Records a key's use at most once a minute from this replica, without waiting for it. */
+  private touch(id: string): void {
+    const now = Date.now();
+    const last = this.touched.get(id);
+    if (last !== undefined && now - last < TOUCH_EVERY_MS) return;
+    this.touched.delete(id);
+    this.touched.set(id, now);
+    if (this.touched.size > 10_000) {
+      const oldest = this.touched.keys().next().value;
+      if (oldest !== undefined) this.touched.delete(oldest);
+    }
+    this.deps.apiKeys.touch(id).catch((err: unknown) => {
+      this.touched.delete(id);
+      this.deps.logger.warn({ err, apiKeyId: id }, 'could not record API key use');
+    });
   }
 }

@@ -11,6 +11,7 @@ import * as brandingLogo from './migrations/0009-branding-logo.js';
 import * as resourceProfiles from './migrations/0010-resource-profiles.js';
 import * as modelCatalogue from './migrations/0011-model-catalogue.js';
 import * as modelDownloads from './migrations/0012-model-downloads.js';
+import * as modelTokenizer from './migrations/0013-model-tokenizer.js';
 
 /** Migrations in order; listed here (not read from disk) so they work from source and from a build. */
 const MIGRATIONS: { name: string; up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }[] = [
@@ -26,6 +27,7 @@ const MIGRATIONS: { name: string; up(k: Knex): Promise<void>; down(k: Knex): Pro
   resourceProfiles,
   modelCatalogue,
   modelDownloads,
+  modelTokenizer,
 ];
 
 const source: Knex.MigrationSource<(typeof MIGRATIONS)[number]> = {

@@ -64,9 +64,7 @@ export class PathEscapeError extends Error {
  */
 export async function prepareTarget(root: string, target: FileTarget): Promise<void> {
   await mkdir(dirname(target.final), { recursive: true });
-  const realRoot = await realpath(root);
-  const realDir = await realpath(dirname(target.final));
-  if (realDir !== realRoot && !realDir.startsWith(realRoot + sep)) {
+  if ((await realInside(root, dirname(target.final))) === undefined) {
     throw new PathEscapeError(`the directory of ${basename(target.final)} leaves the model store`);
   }
   for (const file of [target.final, target.partial]) {
@@ -77,4 +75,25 @@ export async function prepareTarget(root: string, target: FileTarget): Promise<v
       );
     }
   }
+}
+
+/** `path` with its symbolic links followed when that is `root` or inside it (both must exist). */
+async function realInside(root: string, path: string): Promise<string | undefined> {
+  const realRoot = await realpath(root);
+  const real = await realpath(path);
+  return real === realRoot || real.startsWith(realRoot + sep) ? real : undefined;
+}
+
+/**
+ * The file a store-relative `path` names, for reading: refused (PathEscapeError) when the path
+ * breaks the rules of {@link pathProblem} or leaves `root` through a symbolic link; a missing
+ * file rejects with the file system's error (ENOENT).
+ */
+export async function storeFile(root: string, path: string): Promise<string> {
+  const problem = pathProblem(path);
+  if (problem !== undefined) throw new PathEscapeError(`the path ${problem}`);
+  const file = join(root, ...path.split('/'));
+  const real = await realInside(root, file);
+  if (real === undefined) throw new PathEscapeError(`${basename(file)} leaves the model store`);
+  return real;
 }

@@ -1,0 +1,159 @@
+// Messages API overhead: a streaming `POST /anthropic/v1/messages` through the API vs the same
+// streaming `POST /v1/chat/completions` sent straight to the OpenAI-compatible backend it
+// translates to (the deterministic test backend, streaming a fixed answer with no delay), one
+// request at a time, interleaved (A, B, A, B, …) so both see the same machine state. Time to
+// first token (the first word of the answer arriving) and total time (the stream's end), with
+// the same client code (fetch, keep-alive) on both sides. Real API in process, PostgreSQL
+// catalogue, an API key as the vendor's SDK sends it.
+import { loadApiConfig, startApi } from '@aiplane/api';
+import {
+  apiEnv,
+  createDatabase,
+  passwordGrant,
+  startOpenAiTestBackend,
+  type LocalEnvironment,
+} from '@aiplane/hack';
+import { benchLogger } from './logs.js';
+import { percentile, writeResult } from './report.js';
+
+const WARM_UP = 200;
+const REQUESTS = 500;
+/** The backend’s fixed answer: 25 words, so 25 content chunks. */
+const ANSWER =
+  'Streaming answers arrive word by word so that the caller sees the first token early and the whole text a little later on this machine.';
+const FIRST_WORD = ANSWER.split(' ')[0] as string;
+const PROMPT = 'Tell me something about streaming, in one sentence.';
+
+interface Timing {
+  ttft: number;
+  total: number;
+}
+
+/** Sends one request and reads its stream to the end: when the first word came, and the end. */
+async function timed(url: string, headers: Record<string, string>, body: unknown): Promise<Timing> {
+  const start = performance.now();
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok || !res.body) throw new Error(`${url}: ${res.status} ${await res.text()}`);
+  const decoder = new TextDecoder();
+  let seen = '';
+  let ttft = NaN;
+  for await (const piece of res.body as unknown as AsyncIterable<Uint8Array>) {
+    if (Number.isNaN(ttft)) {
+      seen += decoder.decode(piece, { stream: true });
+      if (seen.includes(FIRST_WORD)) ttft = performance.now() - start;
+    }
+  }
+  if (Number.isNaN(ttft)) throw new Error(`${url}: the answer never came: ${seen.slice(0, 300)}`);
+  return { ttft, total: performance.now() - start };
+}
+
+const ms = (v: number) => Math.round(v * 1000) / 1000;
+function summary(v: number[]): { p50: number; p90: number; p99: number } {
+  const sorted = [...v].sort((x, y) => x - y);
+  return {
+    p50: ms(percentile(sorted, 50)),
+    p90: ms(percentile(sorted, 90)),
+    p99: ms(percentile(sorted, 99)),
+  };
+}
+
+export async function messagesOverhead(env: LocalEnvironment): Promise<void> {
+  const info = env.info();
+  const kc = info.keycloak;
+  const backend = await startOpenAiTestBackend({ fixedAnswer: ANSWER, models: ['bench-7b'] });
+  const databaseUrl = await createDatabase(info, 'aiplane_bench_messages', { fresh: true });
+  const api = await startApi(
+    loadApiConfig({
+      ...apiEnv(info, databaseUrl),
+      AIPLANE_API_PORT: '0',
+      AIPLANE_MODELS_ALLOW_LOOPBACK_BACKENDS: 'true',
+    }),
+    benchLogger(env.controlPlane.logDir, 'messages-api', 'warn'),
+    { kc: env.controlPlane.kubeConfig() },
+  );
+  const apiUrl = `http://127.0.0.1:${api.port}`;
+  try {
+    const organization = kc.organization.id;
+    const admin = (await passwordGrant(kc, kc.users.admin)).access_token;
+    const member = (await passwordGrant(kc, kc.users.member)).access_token;
+    const post = async (token: string, path: string, body: unknown) => {
+      const res = await fetch(`${apiUrl}${path}`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'x-aiplane-organization': organization,
+        },
+        body: JSON.stringify(body),
+      });
+      if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
+      return (await res.json()) as Record<string, unknown>;
+    };
+    await post(admin, '/v1/models', {
+      name: 'bench',
+      mode: 'chat',
+      base_url: backend.baseUrl,
+      backend_model: 'bench-7b',
+    });
+    const key = (await post(member, '/v1/api-keys', { name: 'bench' })).key as string;
+
+    const viaApi = () =>
+      timed(
+        `${apiUrl}/anthropic/v1/messages`,
+        {
+          'x-api-key': key,
+          'anthropic-version': '2023-06-01',
+          'x-aiplane-organization': organization,
+        },
+        {
+          model: 'anthropic-model-bench',
+          max_tokens: 256,
+          stream: true,
+          messages: [{ role: 'user', content: PROMPT }],
+        },
+      );
+    // What the API sends the backend for that request (translate-request.ts).
+    const direct = () =>
+      timed(
+        `${backend.baseUrl}/chat/completions`,
+        {},
+        {
+          model: 'bench-7b',
+          messages: [{ role: 'user', content: PROMPT }],
+          max_tokens: 256,
+          stream: true,
+          stream_options: { include_usage: true },
+        },
+      );
+
+    for (let i = 0; i < WARM_UP; i++) {
+      await direct();
+      await viaApi();
+    }
+    const d: Timing[] = [];
+    const a: Timing[] = [];
+    for (let i = 0; i < REQUESTS; i++) {
+      d.push(await direct());
+      a.push(await viaApi());
+    }
+    const of = (t: Timing[], k: keyof Timing) => t.map((x) => x[k]);
+    const ttft = { direct: summary(of(d, 'ttft')), api: summary(of(a, 'ttft')) };
+    const total = { direct: summary(of(d, 'total')), api: summary(of(a, 'total')) };
+    writeResult('messages', {
+      requests: REQUESTS,
+      warmUp: WARM_UP,
+      answerChunks: ANSWER.split(' ').length,
+      timeToFirstTokenMs: { ...ttft, addedAtP50: ms(ttft.api.p50 - ttft.direct.p50) },
+      totalMs: { ...total, addedAtP50: ms(total.api.p50 - total.direct.p50) },
+      goal: 'at most 1 ms added at p50 (issue 17)',
+      note: 'streaming messages request (X-Api-Key, anthropic-model-<name>) through the API vs the same chat completion sent straight to the OpenAI-compatible test backend (fixed 25-word answer, one chunk per word, no delay); sequential, interleaved, same fetch client; API in the benchmark process from TypeScript sources (tsx), everything on loopback on the same 2 cores',
+    });
+  } finally {
+    await api.close();
+    await backend.close();
+  }
+}
