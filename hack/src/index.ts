@@ -25,7 +25,7 @@ export {
   type PasswordGrantTarget,
   type TokenResponse,
 } from './keycloak-token.js';
-export { LocalPostgres, type PostgresInfo, postgresBinDir } from './postgres.js';
+export { LocalPostgres, type PostgresInfo, postgresInstall } from './postgres.js';
 export { binaryPaths, cacheDir, miniLmDir, repoRoot, versions, type BinaryPaths } from './paths.js';
 export { freePort, StopWaiting, waitFor } from './ports.js';
 export { apiEnv, createDatabase, operatorEnv, startOperatorFromSource } from './service-env.js';

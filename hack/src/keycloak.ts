@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { bootstrapKeycloak, type KeycloakInfo } from './keycloak-bootstrap.js';
 import { DEV_USERS, type DevUserName } from './keycloak-realm.js';
 import { cacheDir, repoRoot, versions } from './paths.js';
-import { postgresBinDir, type PostgresInfo } from './postgres.js';
+import { postgresInstall, type PostgresInfo } from './postgres.js';
 import { freePort, StopWaiting, waitFor } from './ports.js';
 import { startProcess, type ManagedProcess } from './process.js';
 
@@ -89,10 +89,7 @@ export class LocalKeycloak {
     const paths = keycloakPaths();
     mkdirSync(this.opts.dir, { recursive: true, mode: 0o700 });
     mkdirSync(this.opts.logDir, { recursive: true });
-    const snapshot = join(
-      paths.home,
-      `aiplane-schema-pg${basename(dirname(postgresBinDir()))}.sql`,
-    );
+    const snapshot = join(paths.home, `aiplane-schema-pg${postgresInstall().version}.sql`);
     await this.createDatabase(pg, existsSync(snapshot) ? snapshot : undefined);
 
     this.port = await freePort();
@@ -195,7 +192,7 @@ export class LocalKeycloak {
   }
 
   private async pgTool(pg: PostgresInfo, tool: string, db: string, args: string[]) {
-    const bin = join(postgresBinDir(), tool);
+    const bin = join(postgresInstall().bin, tool);
     const conn = ['-h', pg.host, '-p', String(pg.port), '-U', pg.user, '-d', db];
     try {
       const { stdout } = await execFileAsync(bin, [...conn, ...args], {
