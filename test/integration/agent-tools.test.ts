@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict';
 import type Anthropic from '@anthropic-ai/sdk';
-import { type McpTestServer, startMcpTestServer, startOpenAiTestBackend } from '@aiplane/hack';
+import {
+  type McpTestServer,
+  startMcpTestServer,
+  startOpenAiTestBackend,
+  waitFor,
+} from '@aiplane/hack';
 import type { OpenAiTestBackend } from '@aiplane/hack';
 import { createApiKey, ORG_SCOPE, tokenFor } from './api-helpers.js';
 import { type GatewayStack, startGatewayStack } from './fixtures/index.js';
 import { link, randomId, registerRemote } from './mcp-helpers.js';
-import { vendorClient } from './messages-helpers.js';
+import { vendorClient, vendorError } from './messages-helpers.js';
 import { newSecret, rememberSecret } from './secrets.js';
 
 interface ChatBody {
@@ -108,6 +113,36 @@ describe('agents with MCP tools: /anthropic/v1/messages runs an agent’s tools 
 
   beforeEach(function () {
     backend.requests.length = 0;
+  });
+
+  it('opens no session for a request it refuses, and ends every session it opened', async function () {
+    // First in the file: no earlier test left a session (one whose credential is removed
+    // before its end cannot be ended, and others end just after their answer).
+    const before = upstream.openSessions();
+    assert.equal(before, 0);
+    const refused = await vendorError(
+      client.messages.create({
+        model: `anthropic-agent-${agent}`,
+        max_tokens: 10,
+        messages: [
+          {
+            role: 'user',
+            content: [{ type: 'image', source: { type: 'url', url: 'https://example.com/x.png' } }],
+          },
+        ],
+      }),
+    );
+    assert.equal(refused.status, 400);
+    assert.equal(upstream.openSessions(), before);
+    assert.equal(chats().length, 0);
+    await ask('call echo {"text": "x"}');
+    await waitFor(
+      'the agent’s sessions to end',
+      () => Promise.resolve(upstream.openSessions() === before),
+      {
+        timeoutMs: 10_000,
+      },
+    );
   });
 
   it('answers a question that needs a tool: the tool runs through the gateway with the member’s credential, and its result goes back to the model', async function () {

@@ -5,6 +5,7 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@aiplane/lib';
+import { ERROR_CODES } from '@aiplane/lib/errors';
 import { listAllTools, type FetchLike } from '@aiplane/lib/mcp';
 
 /**
@@ -68,6 +69,10 @@ const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 export const MAX_AGENT_TOOLS = 128;
 /** A tool's answer longer than this is cut before it goes to the model. */
 export const MAX_TOOL_RESULT_CHARS = 100_000;
+/** Sessions opened at once for one request (the gateway caps a user's requests in flight). */
+export const OPEN_CONCURRENCY = 8;
+/** An upstream's own error text in a tool result is cut to this. */
+const MAX_ERROR_CHARS = 2_000;
 
 /** A safe, unique model-facing name for an MCP tool name. */
 export function offeredName(mcpName: string, taken: ReadonlySet<string>): string {
@@ -81,26 +86,66 @@ export function offeredName(mcpName: string, taken: ReadonlySet<string>): string
   }
 }
 
+/** The platform's error code in a JSON-RPC error's `data`, when it is one of ours. */
+function platformCode(data: unknown): keyof typeof ERROR_CODES | undefined {
+  const code = (data as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && Object.hasOwn(ERROR_CODES, code)
+    ? (code as keyof typeof ERROR_CODES)
+    : undefined;
+}
+
 /**
- * What the gateway said when it refused: its JSON-RPC error message (written by the
- * platform, never upstream text), else a short description of the failure.
+ * Why a session or a call failed, in words the platform writes. The gateway relays what an
+ * upstream answers, so a JSON-RPC error's text may be the upstream's own: it is used only where
+ * `upstreamText` allows it (a tool's result, which is upstream text anyway), cut and on one
+ * line; a refusal of the platform's own (its code in `data`) is named by its code and the error
+ * table's description, so nothing an MCP server writes reaches the system prompt.
  */
-export function refusalOf(err: unknown): string {
-  if (err instanceof McpError) return err.message.replace(/^MCP error -?\d+: /, '');
-  if (err instanceof StreamableHTTPError) {
-    const body = err.message.slice(err.message.indexOf('{'));
+export function refusalOf(err: unknown, opts: { upstreamText?: boolean } = {}): string {
+  let data: unknown;
+  let message: string | undefined;
+  let status: number | undefined;
+  if (err instanceof McpError) {
+    data = err.data;
+    message = err.message.replace(/^MCP error -?\d+: /, '');
+  } else if (err instanceof StreamableHTTPError) {
+    status = err.code;
     try {
-      const parsed = JSON.parse(body) as { error?: { message?: unknown } };
-      if (typeof parsed.error?.message === 'string') return parsed.error.message;
+      const parsed = JSON.parse(err.message.slice(err.message.indexOf('{'))) as {
+        error?: { message?: unknown; data?: unknown };
+      };
+      data = parsed.error?.data;
+      if (typeof parsed.error?.message === 'string') message = parsed.error.message;
     } catch {
-      // not the gateway's JSON-RPC answer
+      // not a JSON-RPC answer
     }
-    return `the MCP gateway answered HTTP ${err.code ?? 'error'}`;
-  }
-  if ((err as { name?: string } | undefined)?.name === 'TimeoutError') {
+  } else if ((err as { name?: string } | undefined)?.name === 'TimeoutError') {
     return 'the MCP gateway did not answer in time';
+  } else {
+    return 'the MCP gateway could not be reached';
   }
-  return 'the MCP gateway could not be reached';
+  const code = platformCode(data);
+  if (code !== undefined) return `${code}: ${ERROR_CODES[code].description}`;
+  if (opts.upstreamText === true && message !== undefined) {
+    const line = message.replace(/\s+/g, ' ').trim();
+    return line.length > MAX_ERROR_CHARS ? `${line.slice(0, MAX_ERROR_CHARS)}…` : line;
+  }
+  return status === undefined
+    ? 'the MCP server answered with an error'
+    : `the MCP server could not be used (HTTP ${status})`;
+}
+
+/** Runs `work` over `items`, at most `limit` at a time, keeping their order. */
+async function inBatches<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += limit) {
+    out.push(...(await Promise.all(items.slice(i, i + limit).map(work))));
+  }
+  return out;
 }
 
 /** The text of an MCP tool result, as the model reads it. */
@@ -157,21 +202,19 @@ export class AgentTools {
         this.opts.callTimeoutMs,
       );
     }
-    const opened = await Promise.all(
-      serverIds.map(async (serverId) => {
-        try {
-          return await this.connect(gateway, serverId, caller, signal);
-        } catch (err) {
-          const reason = refusalOf(err);
-          this.opts.logger.info(
-            { server: serverId, reason },
-            'an agent’s MCP server is unavailable to the caller',
-          );
-          unavailable.push({ serverId, reason });
-          return undefined;
-        }
-      }),
-    );
+    const opened = await inBatches(serverIds, OPEN_CONCURRENCY, async (serverId) => {
+      try {
+        return await this.connect(gateway, serverId, caller, signal);
+      } catch (err) {
+        const reason = refusalOf(err);
+        this.opts.logger.info(
+          { server: serverId, reason },
+          'an agent’s MCP server is unavailable to the caller',
+        );
+        unavailable.push({ serverId, reason });
+        return undefined;
+      }
+    });
     const taken = new Set(avoid);
     const tools: AgentTool[] = [];
     const routes = new Map<string, { session: Session; mcpName: string }>();
@@ -206,11 +249,18 @@ export class AgentTools {
     const transport = new StreamableHTTPClientTransport(
       new URL(`${gateway}/servers/${encodeURIComponent(serverId)}/mcp`),
       {
-        fetch: (url, init) =>
-          this.opts.fetch(url, {
+        fetch: (url, init) => {
+          const method = init?.method ?? 'GET';
+          // No server-to-client stream: an agent needs none, and each would hold one of the
+          // user's requests in flight at the gateway for the whole run (405: "not offered").
+          if (method === 'GET') return Promise.resolve(new Response(null, { status: 405 }));
+          // Ending the session must still go out after the request was aborted.
+          const bound = method === 'DELETE' ? AbortSignal.timeout(2_000) : signal;
+          return this.opts.fetch(url, {
             ...init,
-            signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal,
-          }),
+            signal: init?.signal ? AbortSignal.any([init.signal, bound]) : bound,
+          });
+        },
         requestInit: { headers, redirect: 'manual' },
       },
     );
@@ -258,7 +308,7 @@ function toolbox(
         return { text: resultText(result), isError: result.isError === true };
       } catch (err) {
         if (signal.aborted) throw err;
-        return { text: refusalOf(err), isError: true };
+        return { text: refusalOf(err, { upstreamText: true }), isError: true };
       }
     },
     async close() {

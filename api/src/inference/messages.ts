@@ -177,22 +177,25 @@ export class Messages {
       if (!res.writableFinished) gone.abort(new Error('the client went away'));
     });
     const signal = AbortSignal.any([gone.signal, AbortSignal.timeout(this.opts.requestTimeoutMs)]);
+    // The caller's request is translated (and refused when it cannot be) before any session
+    // with the agent's servers is opened.
+    toOpenAiRequest(req, { backendModel: backend.backendModel });
     const toolbox = await this.toolboxOf(target.agent, req, caller, signal);
-    const run: Run = {
-      req,
-      res,
-      backend,
-      labels,
-      started,
-      gone,
-      signal,
-      toolbox,
-      body: this.requestOf(req, target, toolbox),
-      estimate: estimateInputTokens(req, target.agent?.instructions ?? ''),
-      count: (outcome: string) =>
-        this.opts.metrics.requests.inc({ ...labels, stream: String(stream), outcome }),
-    };
     try {
+      const run: Run = {
+        req,
+        res,
+        backend,
+        labels,
+        started,
+        gone,
+        signal,
+        toolbox,
+        body: this.requestOf(req, target, toolbox),
+        estimate: estimateInputTokens(req, target.agent?.instructions ?? ''),
+        count: (outcome: string) =>
+          this.opts.metrics.requests.inc({ ...labels, stream: String(stream), outcome }),
+      };
       if (stream) await this.streamed(run);
       else await this.whole(run);
     } finally {
@@ -268,8 +271,9 @@ export class Messages {
   }
 
   /**
-   * Runs the agent's tool calls of one step through the gateway and appends the assistant's
-   * turn and the results to `messages` (a failed call is a result with `is_error`).
+   * Runs the agent's tool calls of one step through the gateway (at most
+   * MAX_TOOL_CALLS_PER_STEP; the rest answer an error) and appends the assistant's turn and the
+   * results to `messages` (a failed call is a result with `is_error`).
    */
   private async runTools(
     run: Run,
@@ -286,8 +290,14 @@ export class Messages {
         function: { name: c.name, arguments: c.arguments === '' ? '{}' : c.arguments },
       })),
     });
-    for (const c of calls) {
-      const outcome = await run.toolbox!.call(c.name, toolInput(c.arguments), run.signal);
+    for (const [i, c] of calls.entries()) {
+      const outcome =
+        i < MAX_TOOL_CALLS_PER_STEP
+          ? await run.toolbox!.call(c.name, toolInput(c.arguments), run.signal)
+          : {
+              text: `not run: at most ${MAX_TOOL_CALLS_PER_STEP} tool calls are run per step`,
+              isError: true,
+            };
       this.opts.metrics.agentToolCalls.inc({
         ...run.labels,
         outcome: outcome.isError ? 'error' : 'ok',
@@ -334,16 +344,22 @@ export class Messages {
       const text = choice?.message?.content ?? '';
       if (hidden.length > 0 && shown.length === 0 && step < this.opts.agentMaxSteps) {
         if (text !== '') texts.push(text);
-        await this.runTools(
-          run,
-          messages,
-          text,
-          hidden.map((c) => ({
-            id: c.id || `call_${vendorId('toolu')}`,
-            name: c.function?.name ?? '',
-            arguments: c.function?.arguments ?? '',
-          })),
-        );
+        try {
+          await this.runTools(
+            run,
+            messages,
+            text,
+            hidden.map((c) => ({
+              id: c.id || `call_${vendorId('toolu')}`,
+              name: c.function?.name ?? '',
+              arguments: c.function?.arguments ?? '',
+            })),
+          );
+        } catch (err) {
+          run.count(run.gone.signal.aborted ? 'aborted' : 'backend_error');
+          if (run.gone.signal.aborted) return;
+          throw toolsFailed(err);
+        }
         continue;
       }
       const last: OpenAiChatResponse = choice
@@ -397,8 +413,8 @@ export class Messages {
     const write = (events: StreamEvent[]) => {
       if (events.length > 0 && !res.writableEnded) res.write(events.map(formatEvent).join(''));
     };
-    const fail = (e: VendorError) => {
-      run.count('backend_error');
+    const fail = (e: VendorError, counted = false) => {
+      if (!counted) run.count('backend_error');
       write([errorEvent(e.type, e.message)]);
       res.end();
     };
@@ -410,7 +426,8 @@ export class Messages {
           upstream = await this.step(run, messages);
         } catch (err) {
           if (run.gone.signal.aborted) return;
-          fail(vendorErrorOf(err) ?? new VendorError('api_error', (err as Error).message));
+          // step() counted it.
+          fail(vendorErrorOf(err) ?? new VendorError('api_error', (err as Error).message), true);
           return;
         }
       }
@@ -440,9 +457,12 @@ export class Messages {
           write([{ event: 'ping', data: { type: 'ping' } }]);
           try {
             await this.runTools(run, messages, ended.text, ended.hidden);
-          } catch {
-            if (run.gone.signal.aborted) return;
-            fail(new VendorError('api_error', 'the agent’s tools did not answer in time'));
+          } catch (err) {
+            if (run.gone.signal.aborted) {
+              run.count('aborted');
+              return;
+            }
+            fail(toolsFailed(err));
             return;
           }
           translator.nextStep();
@@ -514,6 +534,17 @@ interface Run {
   body: OpenAiChatRequest;
   estimate: number;
   count: (outcome: string) => void;
+}
+
+/** Tool calls run one after another within a step; more than this answer an error. */
+export const MAX_TOOL_CALLS_PER_STEP = 16;
+
+/** An agent's tool round that ended by an exception: the request's time ran out. */
+function toolsFailed(e: unknown): VendorError {
+  return (
+    vendorErrorOf(e) ??
+    new VendorError('api_error', 'the agent’s tools did not answer within the request’s time')
+  );
 }
 
 function err(reason: string, signal: AbortSignal): VendorError {
