@@ -12,12 +12,7 @@ source "$here/lib/versions.sh"
 dest="$AIPLANE_CACHE/venv-litellm-$LITELLM_VERSION"
 marker="$dest/aiplane-installed"
 want="litellm[proxy]==$LITELLM_VERSION"
-[ -f "$marker" ] && [ "$(cat "$marker")" = "$want" ] && exit 0
-
-mkdir -p "$AIPLANE_CACHE"
-exec 9>"$AIPLANE_CACHE/.litellm.lock"
-flock 9 # one installer at a time; the loser finds the work done below
-[ -f "$marker" ] && [ "$(cat "$marker")" = "$want" ] && exit 0
+install_once "$marker" "$want" litellm
 
 python=${AIPLANE_PYTHON:-python3}
 echo "installing LiteLLM proxy $LITELLM_VERSION into $dest (first run only; several minutes, about 750 MB)" >&2

