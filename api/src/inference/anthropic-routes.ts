@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import express, { type RequestHandler, Router } from 'express';
 import type { Logger } from '@aiplane/lib';
+import { bearerOf } from '@aiplane/lib/auth';
 import { authenticatedRouter, operation, validator } from '@aiplane/lib/service';
 import {
   AnthropicMessage,
@@ -32,8 +33,7 @@ const parseMessages = validator(MessagesRequest);
 function callerCredential(req: express.Request): CallerCredential {
   const key = req.get('x-api-key');
   if (key !== undefined && key !== '') return { kind: 'api_key', value: key };
-  const bearer = /^Bearer\s+(.+)$/i.exec(req.get('authorization') ?? '')?.[1] ?? '';
-  return { kind: 'bearer', value: bearer.trim() };
+  return { kind: 'bearer', value: bearerOf(req.get('authorization')) ?? '' };
 }
 const parseCountTokens = validator(CountTokensRequest);
 

@@ -177,9 +177,13 @@ export class Messages {
       if (!res.writableFinished) gone.abort(new Error('the client went away'));
     });
     const signal = AbortSignal.any([gone.signal, AbortSignal.timeout(this.opts.requestTimeoutMs)]);
-    // The caller's request is translated (and refused when it cannot be) before any session
-    // with the agent's servers is opened.
-    toOpenAiRequest(req, { backendModel: backend.backendModel });
+    const instructions = target.agent?.instructions ?? '';
+    // Translated (and refused when it cannot be) before any session with the agent's servers
+    // is opened; the agent's tools are added to it after.
+    const body = toOpenAiRequest(req, {
+      backendModel: backend.backendModel,
+      instructions: instructions === '' ? null : instructions,
+    });
     const toolbox = await this.toolboxOf(target.agent, req, caller, signal);
     try {
       const run: Run = {
@@ -191,8 +195,8 @@ export class Messages {
         gone,
         signal,
         toolbox,
-        body: this.requestOf(req, target, toolbox),
-        estimate: estimateInputTokens(req, target.agent?.instructions ?? ''),
+        body: toolbox ? withAgentTools(body, toolbox) : body,
+        instructions,
         count: (outcome: string) =>
           this.opts.metrics.requests.inc({ ...labels, stream: String(stream), outcome }),
       };
@@ -215,34 +219,6 @@ export class Messages {
     }
     const clientTools = new Set((req.tools ?? []).map((t) => t.name));
     return this.opts.agentTools.open(agent.mcpServerIds, caller, signal, clientTools);
-  }
-
-  /** The backend request: the caller's, with the agent's prompt and tools added. */
-  private requestOf(req: MessagesRequest, target: Target, toolbox: Toolbox | undefined) {
-    const unavailable = (toolbox?.unavailable ?? []).map(
-      (u) => `The tools of MCP server ${u.serverId} are unavailable to this user: ${u.reason}`,
-    );
-    const instructions = [target.agent?.instructions ?? '', ...unavailable]
-      .filter((s) => s !== '')
-      .join('\n\n');
-    const body = toOpenAiRequest(req, {
-      backendModel: target.backend.backendModel,
-      instructions: instructions === '' ? null : instructions,
-    });
-    if (toolbox && toolbox.tools.length > 0) {
-      body.tools = [
-        ...(body.tools ?? []),
-        ...toolbox.tools.map((t) => ({
-          type: 'function' as const,
-          function: {
-            name: t.name,
-            ...(t.description === undefined ? {} : { description: t.description }),
-            parameters: t.inputSchema,
-          },
-        })),
-      ];
-    }
-    return body;
   }
 
   /** One backend call of the run with `messages` (retried while nothing of it was read). */
@@ -399,7 +375,7 @@ export class Messages {
     // From here bytes reach the client: no more retries; a failure is an `error` event.
     const translator = new StreamTranslator({
       model: req.model,
-      inputTokens: run.estimate,
+      inputTokens: estimateInputTokens(req, run.instructions),
       stopSequences: req.stop_sequences,
       ...(toolbox ? { hidden: (name: string) => toolbox.has(name) } : {}),
     });
@@ -532,8 +508,40 @@ interface Run {
   signal: AbortSignal;
   toolbox: Toolbox | undefined;
   body: OpenAiChatRequest;
-  estimate: number;
+  /** The agent's instructions ('' for a model). */
+  instructions: string;
   count: (outcome: string) => void;
+}
+
+/**
+ * The backend request with an agent's tools offered after the caller's, and why a server's
+ * tools are missing at the end of the system prompt (docs/adr/0029).
+ */
+function withAgentTools(body: OpenAiChatRequest, toolbox: Toolbox): OpenAiChatRequest {
+  const notes = toolbox.unavailable.map(
+    (u) => `The tools of MCP server ${u.serverId} are unavailable to this user: ${u.reason}`,
+  );
+  let messages = body.messages;
+  if (notes.length > 0) {
+    const [first, ...rest] = messages;
+    messages =
+      first?.role === 'system'
+        ? [{ role: 'system', content: [first.content, ...notes].join('\n\n') }, ...rest]
+        : [{ role: 'system', content: notes.join('\n\n') }, ...messages];
+  }
+  const tools = toolbox.tools.map((t) => ({
+    type: 'function' as const,
+    function: {
+      name: t.name,
+      ...(t.description === undefined ? {} : { description: t.description }),
+      parameters: t.inputSchema,
+    },
+  }));
+  return {
+    ...body,
+    messages,
+    ...(tools.length > 0 ? { tools: [...(body.tools ?? []), ...tools] } : {}),
+  };
 }
 
 /** Tool calls run one after another within a step; more than this answer an error. */

@@ -4,6 +4,7 @@ export { Authenticator } from './authenticator.js';
 export {
   actingOrganization,
   authenticate,
+  bearerOf,
   callerOrganization,
   ORGANIZATION_HEADER,
   organizationOf,
