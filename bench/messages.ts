@@ -5,12 +5,16 @@
 // first token (the first word of the answer arriving) and total time (the stream's end), with
 // the same client code (fetch, keep-alive) on both sides. Real API in process, PostgreSQL
 // catalogue, an API key as the vendor's SDK sends it.
+import { join } from 'node:path';
 import { loadApiConfig, startApi } from '@aiplane/api';
 import {
   apiEnv,
   createDatabase,
+  freePort,
   passwordGrant,
+  startFromSource,
   startOpenAiTestBackend,
+  waitFor,
   type LocalEnvironment,
 } from '@aiplane/hack';
 import { benchLogger } from './logs.js';
@@ -61,27 +65,64 @@ function summary(v: number[]): { p50: number; p90: number; p99: number } {
   };
 }
 
+/** Both sides, interleaved: warm-up, then REQUESTS of each; the percentiles and what was added. */
+async function compare(direct: () => Promise<Timing>, viaApi: () => Promise<Timing>) {
+  for (let i = 0; i < WARM_UP; i++) {
+    await direct();
+    await viaApi();
+  }
+  const d: Timing[] = [];
+  const a: Timing[] = [];
+  for (let i = 0; i < REQUESTS; i++) {
+    d.push(await direct());
+    a.push(await viaApi());
+  }
+  const of = (t: Timing[], k: keyof Timing) => t.map((x) => x[k]);
+  const ttft = { direct: summary(of(d, 'ttft')), api: summary(of(a, 'ttft')) };
+  const total = { direct: summary(of(d, 'total')), api: summary(of(a, 'total')) };
+  return {
+    timeToFirstTokenMs: { ...ttft, addedAtP50: ms(ttft.api.p50 - ttft.direct.p50) },
+    totalMs: { ...total, addedAtP50: ms(total.api.p50 - total.direct.p50) },
+  };
+}
+
 export async function messagesOverhead(env: LocalEnvironment): Promise<void> {
   const info = env.info();
   const kc = info.keycloak;
   const backend = await startOpenAiTestBackend({ fixedAnswer: ANSWER, models: ['bench-7b'] });
   const databaseUrl = await createDatabase(info, 'aiplane_bench_messages', { fresh: true });
-  const api = await startApi(
-    loadApiConfig({
-      ...apiEnv(info, databaseUrl),
-      AIPLANE_API_PORT: '0',
-      AIPLANE_MODELS_ALLOW_LOOPBACK_BACKENDS: 'true',
-    }),
+  const environment = {
+    ...apiEnv(info, databaseUrl),
+    AIPLANE_MODELS_ALLOW_LOOPBACK_BACKENDS: 'true',
+  };
+  // As deployed: the API in a process of its own (from source under tsx, like `make dev`).
+  const port = await freePort();
+  const child = startFromSource({
+    name: 'bench-messages-api',
+    entry: 'api/src/main.ts',
+    env: {
+      ...process.env,
+      ...environment,
+      AIPLANE_API_PORT: String(port),
+      AIPLANE_LOG_LEVEL: 'warn',
+    },
+    logFile: join(env.controlPlane.logDir, 'bench-messages-api-process.log'),
+  });
+  // And in the benchmark's own process, sharing one event loop with the client and backend.
+  const inProcess = await startApi(
+    loadApiConfig({ ...environment, AIPLANE_API_PORT: '0' }),
     benchLogger(env.controlPlane.logDir, 'messages-api', 'warn'),
     { kc: env.controlPlane.kubeConfig() },
   );
-  const apiUrl = `http://127.0.0.1:${api.port}`;
+  const processUrl = `http://127.0.0.1:${port}`;
+  const inProcessUrl = `http://127.0.0.1:${inProcess.port}`;
   try {
+    await waitFor('the API process', async () => (await fetch(`${processUrl}/readyz`)).ok);
     const organization = kc.organization.id;
     const admin = (await passwordGrant(kc, kc.users.admin)).access_token;
     const member = (await passwordGrant(kc, kc.users.member)).access_token;
     const post = async (token: string, path: string, body: unknown) => {
-      const res = await fetch(`${apiUrl}${path}`, {
+      const res = await fetch(`${inProcessUrl}${path}`, {
         method: 'POST',
         headers: {
           authorization: `Bearer ${token}`,
@@ -101,7 +142,7 @@ export async function messagesOverhead(env: LocalEnvironment): Promise<void> {
     });
     const key = (await post(member, '/v1/api-keys', { name: 'bench' })).key as string;
 
-    const viaApi = () =>
+    const viaApi = (apiUrl: string) => () =>
       timed(
         `${apiUrl}/anthropic/v1/messages`,
         {
@@ -130,30 +171,20 @@ export async function messagesOverhead(env: LocalEnvironment): Promise<void> {
         },
       );
 
-    for (let i = 0; i < WARM_UP; i++) {
-      await direct();
-      await viaApi();
-    }
-    const d: Timing[] = [];
-    const a: Timing[] = [];
-    for (let i = 0; i < REQUESTS; i++) {
-      d.push(await direct());
-      a.push(await viaApi());
-    }
-    const of = (t: Timing[], k: keyof Timing) => t.map((x) => x[k]);
-    const ttft = { direct: summary(of(d, 'ttft')), api: summary(of(a, 'ttft')) };
-    const total = { direct: summary(of(d, 'total')), api: summary(of(a, 'total')) };
+    const ownProcess = await compare(direct, viaApi(processUrl));
+    const sameProcess = await compare(direct, viaApi(inProcessUrl));
     writeResult('messages', {
       requests: REQUESTS,
       warmUp: WARM_UP,
       answerChunks: ANSWER.split(' ').length,
-      timeToFirstTokenMs: { ...ttft, addedAtP50: ms(ttft.api.p50 - ttft.direct.p50) },
-      totalMs: { ...total, addedAtP50: ms(total.api.p50 - total.direct.p50) },
+      ...ownProcess,
+      apiInTheBenchmarkProcess: sameProcess,
       goal: 'at most 1 ms added at p50 (issue 17)',
-      note: 'streaming messages request (X-Api-Key, anthropic-model-<name>) through the API vs the same chat completion sent straight to the OpenAI-compatible test backend (fixed 25-word answer, one chunk per word, no delay); sequential, interleaved, same fetch client; API in the benchmark process from TypeScript sources (tsx), everything on loopback on the same 2 cores',
+      note: 'streaming messages request (X-Api-Key, anthropic-model-<name>) through the API vs the same chat completion sent straight to the OpenAI-compatible test backend (fixed 25-word answer, one chunk per word, no delay); sequential, interleaved, same fetch client; the main figures with the API in a process of its own (as deployed, from TypeScript sources under tsx), apiInTheBenchmarkProcess with the API sharing the client’s and backend’s event loop; everything on loopback on the same 2 cores',
     });
   } finally {
-    await api.close();
+    await child.stop();
+    await inProcess.close();
     await backend.close();
   }
 }

@@ -1,27 +1,36 @@
 import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
+import type { LeanRequestInit, LeanResponse } from '@aiplane/lib/mcp';
 import { BackendFailure, callBackend, retryAfterMs } from './backend-client.js';
 
-/** A fetch answering the statuses in order (a thrown error for 0), recording each call. */
+/** A request answering the statuses in order (a thrown error for 0), recording each call. */
 function scripted(statuses: number[], headers: Record<string, string> = {}) {
-  const calls: RequestInit[] = [];
-  const fetch = (_url: string | URL, init?: RequestInit) => {
-    calls.push(init ?? {});
+  const calls: LeanRequestInit[] = [];
+  const fetch = (_url: string, init: LeanRequestInit): Promise<LeanResponse> => {
+    calls.push(init);
     const status = statuses.shift() ?? 200;
     if (status === 0) return Promise.reject(new Error('connect ECONNREFUSED'));
-    return Promise.resolve(
-      new Response(status === 200 ? '{}' : '{"error":{"message":"busy"}}', { status, headers }),
-    );
+    const text = status === 200 ? '{}' : '{"error":{"message":"busy"}}';
+    const bytes = new TextEncoder().encode(text);
+    return Promise.resolve({
+      status,
+      header: (name: string) => headers[name.toLowerCase()],
+      body: Object.assign(Readable.from([bytes]), {
+        text: () => Promise.resolve(text),
+        json: () => Promise.resolve(JSON.parse(text)),
+      }),
+    });
   };
   return { fetch, calls };
 }
 
 const call = (
-  fetch: ReturnType<typeof scripted>['fetch'],
+  request: (url: string, init: LeanRequestInit) => Promise<LeanResponse>,
   waits: number[],
   signal = new AbortController().signal,
 ) =>
   callBackend({
-    fetch,
+    request,
     url: 'http://backend/v1/chat/completions',
     apiKey: 'k',
     body: { a: 1 },
@@ -41,7 +50,7 @@ describe('callBackend: retries before the first byte', function () {
     assert.equal(res.status, 200);
     assert.equal(s.calls.length, 4);
     assert.deepEqual(waits, [100, 200, 400]);
-    assert.equal((s.calls[0]?.headers as Record<string, string>).authorization, 'Bearer k');
+    assert.equal(s.calls[0]?.headers.authorization, 'Bearer k');
   });
 
   it('gives up after three retries with the last status', async function () {

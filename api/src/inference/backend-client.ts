@@ -1,4 +1,4 @@
-import type { FetchLike } from '@aiplane/lib/mcp';
+import type { LeanRequestInit, LeanResponse } from '@aiplane/lib/mcp';
 
 /** Statuses worth another try: the backend is busy or a proxy before it failed. */
 const RETRYABLE = new Set([429, 502, 503, 504]);
@@ -21,7 +21,8 @@ export class BackendFailure extends Error {
 }
 
 export interface BackendCallOptions {
-  fetch: FetchLike;
+  /** The pool's lean request (PinnedFetch.request): the hot path skips the fetch API. */
+  request: (url: string, init: LeanRequestInit) => Promise<LeanResponse>;
   /** `<base_url>/chat/completions`. */
   url: string;
   apiKey: string | undefined;
@@ -42,13 +43,13 @@ export interface BackendCallOptions {
  * `retryBaseMs · 2^n` or the backend's `Retry-After` when longer (docs/adr/0024). Nothing
  * has reached the client while this runs, so a retry is always safe.
  */
-export async function callBackend(opts: BackendCallOptions): Promise<Response> {
+export async function callBackend(opts: BackendCallOptions): Promise<LeanResponse> {
   const sleep = opts.sleep ?? abortableSleep;
   for (let attempt = 0; ; attempt += 1) {
-    let res: Response | undefined;
+    let res: LeanResponse | undefined;
     let reason: string;
     try {
-      res = await opts.fetch(opts.url, {
+      res = await opts.request(opts.url, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -68,13 +69,13 @@ export async function callBackend(opts: BackendCallOptions): Promise<Response> {
       await sleepOrAbort(sleep, delay, opts.signal);
       continue;
     }
-    if (res.ok) return res;
+    if (res.status >= 200 && res.status < 300) return res;
     const detail = await errorText(res);
     reason = `backend answered HTTP ${res.status}${detail ? `: ${detail}` : ''}`;
     if (!RETRYABLE.has(res.status) || attempt >= MAX_RETRIES) {
       throw new BackendFailure(res.status, reason);
     }
-    const after = retryAfterMs(res.headers.get('retry-after'));
+    const after = retryAfterMs(res.header('retry-after') ?? null);
     if (after !== undefined && after > MAX_RETRY_AFTER_MS)
       throw new BackendFailure(res.status, reason);
     const delay = Math.max(backoff(opts.retryBaseMs, attempt), after ?? 0);
@@ -96,9 +97,9 @@ export function retryAfterMs(value: string | null, now = Date.now()): number | u
 }
 
 /** The start of an error body, for the log and the caller's message (no more than 300 chars). */
-async function errorText(res: Response): Promise<string> {
+async function errorText(res: LeanResponse): Promise<string> {
   try {
-    const text = (await res.text()).trim();
+    const text = (await res.body.text()).trim();
     try {
       const parsed = JSON.parse(text) as {
         error?: { message?: unknown } | string;

@@ -1,7 +1,7 @@
 import type { Response as ExpressResponse } from 'express';
 import { createParser } from 'eventsource-parser';
 import type { Logger } from '@aiplane/lib';
-import type { FetchLike } from '@aiplane/lib/mcp';
+import type { LeanResponse, PinnedFetch } from '@aiplane/lib/mcp';
 import { isUuid } from '@aiplane/lib/service';
 import type { Agent } from '../agents/store.js';
 import type { AnthropicModelInfo, MessagesRequest } from './anthropic-schema.js';
@@ -43,9 +43,9 @@ export interface MessagesOptions {
     list(org: string): Promise<Agent[]>;
   };
   /** Dials public addresses only (the SSRF rules at dial time). */
-  remoteFetch: FetchLike;
+  remoteFetch: Pick<PinnedFetch, 'request'>;
   /** Dials in-cluster backends (marked so by a platform admin). */
-  clusterFetch: FetchLike;
+  clusterFetch: Pick<PinnedFetch, 'request'>;
   /** The catalogue's tokenizer.json files, for count_tokens. */
   tokenizers: Pick<Tokenizers, 'counter'>;
   requestTimeoutMs: number;
@@ -222,11 +222,11 @@ export class Messages {
   }
 
   /** One backend call of the run with `messages` (retried while nothing of it was read). */
-  private async step(run: Run, messages: OpenAiMessage[]): Promise<Response> {
+  private async step(run: Run, messages: OpenAiMessage[]): Promise<LeanResponse> {
     const { backend, labels } = run;
     try {
       return await callBackend({
-        fetch: backend.inCluster ? this.opts.clusterFetch : this.opts.remoteFetch,
+        request: (backend.inCluster ? this.opts.clusterFetch : this.opts.remoteFetch).request,
         url: `${backend.baseUrl.replace(/\/+$/, '')}/chat/completions`,
         apiKey: backend.apiKey,
         body: { ...run.body, messages },
@@ -301,7 +301,7 @@ export class Messages {
       const upstream = await this.step(run, messages);
       let answer: OpenAiChatResponse;
       try {
-        answer = (await upstream.json()) as OpenAiChatResponse;
+        answer = (await upstream.body.json()) as OpenAiChatResponse;
       } catch (err) {
         run.count(run.gone.signal.aborted ? 'aborted' : 'backend_error');
         if (run.gone.signal.aborted) return;
@@ -385,16 +385,19 @@ export class Messages {
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
-    res.flushHeaders();
+    // The headers and message_start wait for the backend's first piece and leave with it, in
+    // one write (the vendor, too, starts the message when the model starts answering).
+    let opening: StreamEvent[] | undefined = translator.start();
     const write = (events: StreamEvent[]) => {
-      if (events.length > 0 && !res.writableEnded) res.write(events.map(formatEvent).join(''));
+      const all = opening ? [...opening, ...events] : events;
+      opening = undefined;
+      if (all.length > 0 && !res.writableEnded) res.write(all.map(formatEvent).join(''));
     };
     const fail = (e: VendorError, counted = false) => {
       if (!counted) run.count('backend_error');
       write([errorEvent(e.type, e.message)]);
       res.end();
     };
-    write(translator.start());
     let first = true;
     for (let step = 1; ; step++) {
       if (step > 1) {
@@ -461,11 +464,13 @@ export class Messages {
    * it broke, if it did before `[DONE]`.
    */
   private async pump(
-    upstream: Response,
+    upstream: LeanResponse,
     translator: StreamTranslator,
     write: (events: StreamEvent[]) => void,
   ): Promise<string | undefined> {
     let done = false;
+    // The events of one piece of the backend's stream reach the client in one write.
+    let batch: StreamEvent[] = [];
     const parser = createParser({
       onEvent: (e) => {
         if (done) return;
@@ -479,16 +484,23 @@ export class Messages {
         } catch {
           return; // a comment-like line some servers send; nothing to translate
         }
-        write(translator.chunk(chunk));
+        batch.push(...translator.chunk(chunk));
       },
     });
+    const flush = () => {
+      if (batch.length === 0) return;
+      write(batch);
+      batch = [];
+    };
     try {
       const decoder = new TextDecoder();
-      for await (const piece of upstream.body as unknown as AsyncIterable<Uint8Array>) {
+      for await (const piece of upstream.body) {
         parser.feed(decoder.decode(piece, { stream: true }));
+        flush();
         if (done) break;
       }
     } catch (e) {
+      flush();
       return done ? undefined : (e as Error).message;
     }
     return undefined;

@@ -1,7 +1,7 @@
 import type { Logger } from '../logger.js';
 import { ApiError } from '../errors/api-error.js';
 import type { ApiKeyStore } from './api-key-store.js';
-import { apiKeyMatches, looksLikeApiKey, parseApiKey } from './api-key-format.js';
+import { looksLikeApiKey, parseApiKey } from './api-key-format.js';
 import { type IdentityProvider, IdentityProviderUnavailable } from './identity-provider.js';
 import { type JwtVerifier, SigningKeysUnavailable, TokenRejected } from './jwt-verifier.js';
 import { organizationsFromClaim, type Principal, rolesFromClaims } from './principal.js';
@@ -83,8 +83,7 @@ export class Authenticator {
       new ApiError('invalid_api_key', why, challenge('invalid_token', why));
     const parsed = parseApiKey(key);
     if (!parsed) throw invalid('the API key is malformed');
-    const candidates = await this.deps.apiKeys.findByPrefix(parsed.prefix);
-    const record = candidates.find((c) => apiKeyMatches(key, c.hash));
+    const record = await this.deps.apiKeys.verify(key, parsed.prefix);
     if (!record) throw invalid('the API key is unknown or revoked');
     let access;
     try {

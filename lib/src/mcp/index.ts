@@ -7,6 +7,8 @@ export {
   DialRefusedError,
   createWorkloadFetch,
   type FetchLike,
+  type LeanRequestInit,
+  type LeanResponse,
   listAllTools,
   listUpstreamTools,
   type PinnedFetch,

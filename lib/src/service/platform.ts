@@ -72,6 +72,7 @@ export async function openPlatform(
   });
   const workloadFetch = createWorkloadFetch(dial);
   const apiKeys = new ApiKeyStore(db);
+  await apiKeys.listen(config.databaseUrl, logger);
   return {
     kc,
     db,
@@ -93,6 +94,7 @@ export async function openPlatform(
       await Promise.all([tenants.stop(), servers.stop()]);
       await remoteFetch.close();
       await workloadFetch.close();
+      await apiKeys.close();
       await db.destroy();
     },
   };

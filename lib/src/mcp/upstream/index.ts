@@ -3,6 +3,8 @@ export {
   createWorkloadFetch,
   DialRefusedError,
   type FetchLike,
+  type LeanRequestInit,
+  type LeanResponse,
   type PinnedFetch,
   type PinnedFetchOptions,
   RedirectRefusedError,

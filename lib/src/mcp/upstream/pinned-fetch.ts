@@ -1,6 +1,6 @@
 import { isIP, type LookupFunction } from 'node:net';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
+import { Agent, buildConnector, fetch as undiciFetch, request as undiciRequest } from 'undici';
 import type { BlockedRange } from '../../net/ip-ranges.js';
 import {
   type LookupAll,
@@ -28,8 +28,34 @@ export interface PinnedFetchOptions {
   redirects?: 'refuse' | 'return';
 }
 
+/** An answer of {@link PinnedFetch.request}: status, headers, and the body as Node reads it. */
+export interface LeanResponse {
+  status: number;
+  /** A header's value (the first, when repeated); undefined when absent. */
+  header(name: string): string | undefined;
+  /** The body: iterate it, or read it whole once; reading nothing leaves the connection busy
+   * until the body is cancelled or the signal aborts. */
+  body: AsyncIterable<Uint8Array> & {
+    text(): Promise<string>;
+    json(): Promise<unknown>;
+  };
+}
+
+export interface LeanRequestInit {
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+}
+
 /** A fetch that dials only public addresses and never follows a redirect. */
 export interface PinnedFetch extends FetchLike {
+  /**
+   * The same request on the same pool without the fetch API's own work (Request, Headers and
+   * web streams): for the hot path of a proxy (the messages API, docs/adr/0024). Same rules:
+   * addresses checked at dial time, redirects refused (or returned).
+   */
+  request(url: string, init: LeanRequestInit): Promise<LeanResponse>;
   /** Destroys the connection pool; in-flight requests fail. */
   close(): Promise<void>;
 }
@@ -173,7 +199,29 @@ function noRedirectFetch(agent: Agent, redirects: 'refuse' | 'return' = 'refuse'
     }
     return response;
   };
+  const request = async (url: string, init: LeanRequestInit): Promise<LeanResponse> => {
+    const answer = await undiciRequest(url, {
+      method: init.method as 'POST',
+      headers: init.headers,
+      body: init.body,
+      signal: init.signal,
+      dispatcher: agent,
+    });
+    if (redirects === 'refuse' && REDIRECT_STATUSES.has(answer.statusCode)) {
+      await answer.body.dump().catch(() => undefined);
+      throw new RedirectRefusedError(answer.statusCode);
+    }
+    return {
+      status: answer.statusCode,
+      header: (name) => {
+        const v = answer.headers[name.toLowerCase()];
+        return Array.isArray(v) ? v[0] : v;
+      },
+      body: answer.body,
+    };
+  };
   return Object.assign(fetchNoRedirect, {
+    request,
     close: async (): Promise<void> => {
       await agent.destroy();
     },
