@@ -124,6 +124,11 @@ export const ERROR_CODES = {
     status: 403,
     description: 'platform-wide entries and in-cluster backends are for platform admins only',
   },
+  // Collections (docs/adr/0033)
+  collection_not_found: {
+    status: 404,
+    description: 'the organization has no collection of this name',
+  },
   // Agents (spec: "Other agent request fields: not shown"; docs/agents.md)
   agent_not_found: { status: 404, description: 'no agent of the organization has this id' },
   agent_modification_denied: {
