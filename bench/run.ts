@@ -8,6 +8,7 @@ import { mcpServers } from './mcp-servers.js';
 import { runtimeReconcile } from './runtime-reconcile.js';
 import { gatewayOverhead } from './gateway.js';
 import { messagesOverhead } from './messages.js';
+import { collectionSearch } from './collection-search.js';
 import { tenantLifecycle } from './tenant-lifecycle.js';
 
 const BENCHMARKS: Record<string, (env: LocalEnvironment) => Promise<void>> = {
@@ -16,6 +17,7 @@ const BENCHMARKS: Record<string, (env: LocalEnvironment) => Promise<void>> = {
   'tenant-lifecycle': (env) => tenantLifecycle(env),
   gateway: (env) => gatewayOverhead(env),
   messages: (env) => messagesOverhead(env),
+  'collection-search': (env) => collectionSearch(env),
 };
 
 const wanted = process.argv.slice(2);
