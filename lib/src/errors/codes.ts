@@ -128,6 +128,10 @@ export const ERROR_CODES = {
     status: 409,
     description: 'a folder cannot move into itself or into one of its descendants',
   },
+  share_not_found: {
+    status: 404,
+    description: 'the file or folder has no share for this user or group',
+  },
   file_content_missing: {
     status: 409,
     description: 'the file’s bytes are not in the blob store (removed outside the API)',
