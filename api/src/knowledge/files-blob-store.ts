@@ -39,19 +39,28 @@ export interface BlobStore {
 
 const KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** Counts and hashes what passes; fails once more than `limit` bytes came. */
-function meter(limit: number): Transform & { size: () => number; digest: () => string } {
+/**
+ * Counts and hashes what passes. Past `limit` bytes it passes nothing more but reads the source
+ * to its end (a request's body must be read before it can be answered); `over()` tells.
+ */
+function meter(
+  limit: number,
+): Transform & { size: () => number; digest: () => string; over: () => boolean } {
   const hash = createHash('sha256');
   let size = 0;
   const t = new Transform({
     transform(chunk: Buffer, _enc, done) {
       size += chunk.length;
-      if (size > limit) return done(new BlobTooLarge(limit));
+      if (size > limit) return done();
       hash.update(chunk);
       done(null, chunk);
     },
   });
-  return Object.assign(t, { size: () => size, digest: () => hash.digest('hex') });
+  return Object.assign(t, {
+    size: () => size,
+    digest: () => hash.digest('hex'),
+    over: () => size > limit,
+  });
 }
 
 /**
@@ -75,6 +84,7 @@ export class DirectoryBlobStore implements BlobStore {
     const m = meter(maxBytes);
     try {
       await pipeline(source, m, createWriteStream(partial, { flags: 'wx', mode: 0o600 }));
+      if (m.over()) throw new BlobTooLarge(maxBytes);
       const fd = await open(partial, 'r');
       try {
         await fd.sync();
@@ -82,7 +92,6 @@ export class DirectoryBlobStore implements BlobStore {
         await fd.close();
       }
     } catch (err) {
-      source.resume(); // drain what is left, so the request can be answered
       await rm(partial, { force: true });
       throw err;
     }

@@ -36,7 +36,10 @@ export interface JobHandler {
 }
 
 /** The delay before attempt `attempts + 1`: base × 2^(attempts − 1), capped. */
-export function backoffMs(attempts: number, s: Pick<QueueSettings, 'backoffBaseMs' | 'backoffMaxMs'>) {
+export function backoffMs(
+  attempts: number,
+  s: Pick<QueueSettings, 'backoffBaseMs' | 'backoffMaxMs'>,
+) {
   return Math.min(s.backoffBaseMs * 2 ** Math.max(attempts - 1, 0), s.backoffMaxMs);
 }
 
@@ -50,7 +53,10 @@ type StopReason = 'stopping' | 'lease-lost';
  */
 export class JobQueue {
   readonly owner = `api-${randomUUID()}`;
-  private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly running = new Map<
+    string,
+    { controller: AbortController; done: Promise<void> }
+  >();
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
   private stopped = false;
@@ -97,9 +103,9 @@ export class JobQueue {
       const done = this.work(job, controller)
         .catch((err: unknown) => this.logger.error({ err, job: job.id }, 'jobs: ending failed'))
         .finally(() => {
-        this.running.delete(job.id);
-        this.kick();
-      });
+          this.running.delete(job.id);
+          this.kick();
+        });
       this.running.set(job.id, { controller, done });
     }
   }

@@ -96,7 +96,10 @@ export const SearchQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-export const PickerQuery = Type.Object({ scope: ScopeQuery, ...Paging }, { additionalProperties: false });
+export const PickerQuery = Type.Object(
+  { scope: ScopeQuery, ...Paging },
+  { additionalProperties: false },
+);
 
 export const ShareBody = Type.Object(
   {
@@ -166,12 +169,17 @@ export function listView(rows: ListedNode[], limit: number): FileList {
     items: items.map((r) => nodeView(r, Number(r.rank))),
     count: items.length,
     next_cursor:
-      rows.length > limit && last ? Buffer.from(JSON.stringify(cursorOf(last))).toString('base64url') : null,
+      rows.length > limit && last
+        ? Buffer.from(JSON.stringify(cursorOf(last))).toString('base64url')
+        : null,
   };
 }
 
 /** The page size of `limit` (default 50, 1–200) and where it starts (`cursor`), else 422. */
-export function pageOf(query: { limit?: string; cursor?: string }): { limit: number; after?: Cursor } {
+export function pageOf(query: { limit?: string; cursor?: string }): {
+  limit: number;
+  after?: Cursor;
+} {
   const limit = query.limit === undefined ? DEFAULT_PAGE : Number(query.limit);
   if (limit < 1 || limit > MAX_PAGE) {
     throw new ValidationFailed([{ field: 'limit', message: `must be from 1 to ${MAX_PAGE}` }]);

@@ -44,18 +44,20 @@ export interface Page {
 }
 
 const KIND_ORDER = `case n.kind when 'folder' then 0 else 1 end`;
+/** Byte order of the lower-cased name: the same on every database, whatever its collation. */
+const NAME_ORDER = `lower(n.name) collate "C"`;
 
 /** Keyset order: folders first, then by name (any case), then id; a page after `after`. */
 function paged(q: Knex.QueryBuilder, db: Knex, page: Page): Knex.QueryBuilder {
   if (page.after) {
-    q.whereRaw(`(${KIND_ORDER}, lower(n.name), n.id::text) > (?, ?, ?)`, [
+    q.whereRaw(`(${KIND_ORDER}, ${NAME_ORDER}, n.id::text) > (?, ?, ?)`, [
       page.after.k,
       page.after.n,
       page.after.i,
     ]);
   }
   return q
-    .orderByRaw(`${KIND_ORDER}, lower(n.name), n.id::text`)
+    .orderByRaw(`${KIND_ORDER}, ${NAME_ORDER}, n.id::text`)
     .limit(page.limit + 1)
     .select(db.raw('n.*'));
 }
@@ -96,7 +98,9 @@ export class FilesStore {
   ): Promise<ListedNode[]> {
     const q = this.db('knowledge_nodes as n')
       .where({ 'n.parent_id': folderId, 'n.organization_id': caller.organizationId })
-      .select(this.db.raw('greatest(?::int, ?) as rank', [rank, ownGrantSql(this.db, 'n', caller)]));
+      .select(
+        this.db.raw('greatest(?::int, ?) as rank', [rank, ownGrantSql(this.db, 'n', caller)]),
+      );
     scoped(q, scope, caller);
     return paged(q, this.db, page);
   }
@@ -123,9 +127,7 @@ export class FilesStore {
     kind: NodeKind | undefined,
     page: Page,
   ): Promise<ListedNode[]> {
-    const q = this.readable(caller).whereRaw(`n.name ilike ? escape '\\'`, [
-      containsPattern(text),
-    ]);
+    const q = this.readable(caller).whereRaw(`n.name ilike ? escape '\\'`, [containsPattern(text)]);
     if (kind) q.where('n.kind', kind);
     scoped(q, scope, caller);
     return paged(q, this.db, page);

@@ -60,9 +60,7 @@ export async function readUpload(
       staging.catch(() => undefined); // answered below
       file = staging;
     });
-    parser.on('filesLimit', () =>
-      refused.push({ field: 'file', message: 'one file per upload' }),
-    );
+    parser.on('filesLimit', () => refused.push({ field: 'file', message: 'one file per upload' }));
     parser.on('partsLimit', () => refused.push({ field: 'file', message: 'too many parts' }));
     parser.on('error', (err) => reject(err instanceof Error ? err : new Error(String(err))));
     parser.on('close', () => resolve());
@@ -71,7 +69,10 @@ export async function readUpload(
   }).catch(async (err: unknown) => {
     await (await file?.catch(() => undefined))?.staged.discard();
     if (err instanceof ApiError) throw err;
-    throw new ApiError('bad_request', `the multipart body could not be read: ${(err as Error).message}`);
+    throw new ApiError(
+      'bad_request',
+      `the multipart body could not be read: ${(err as Error).message}`,
+    );
   });
   let got;
   try {
@@ -88,7 +89,11 @@ export async function readUpload(
       if (!FIELDS.has(name)) refused.push({ field: name, message: 'unknown field' });
     }
     const folderId = fields.folder_id;
-    if (folderId === undefined) refused.push({ field: 'folder_id', message: 'is required (a folder’s id, or null for the root)' });
+    if (folderId === undefined)
+      refused.push({
+        field: 'folder_id',
+        message: 'is required (a folder’s id, or null for the root)',
+      });
     else if (folderId !== 'null' && !UUID.test(folderId)) {
       refused.push({ field: 'folder_id', message: 'must be a folder’s id (UUID) or null' });
     }

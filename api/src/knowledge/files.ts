@@ -18,7 +18,13 @@ import type { FilesStore, NodeKind, NodeRow, Page, Scope } from './files-store.j
 import type { UploadParts } from './files-upload.js';
 import type { FoldersStore } from './folders-store.js';
 import type { SharingDirectory } from './sharing-directory.js';
-import { type Caller, ROLE_RANK, type Role, type ShareRow, type SharingStore } from './sharing-store.js';
+import {
+  type Caller,
+  ROLE_RANK,
+  type Role,
+  type ShareRow,
+  type SharingStore,
+} from './sharing-store.js';
 
 export interface FilesOptions {
   nodes: FilesStore;
@@ -56,8 +62,14 @@ export class Files {
   }
 
   /** A node of `kind` the caller reads, with their role rank on it; else 404. */
-  async found(caller: Caller, kind: NodeKind, id: string): Promise<{ node: NodeRow; rank: number }> {
-    const node = isUuid(id) ? await this.o.nodes.get(caller.organizationId, id.toLowerCase()) : undefined;
+  async found(
+    caller: Caller,
+    kind: NodeKind,
+    id: string,
+  ): Promise<{ node: NodeRow; rank: number }> {
+    const node = isUuid(id)
+      ? await this.o.nodes.get(caller.organizationId, id.toLowerCase())
+      : undefined;
     const rank = node?.kind === kind ? await this.o.sharing.rankOn(caller, node.id) : 0;
     if (!node || rank === 0) throw notFound(kind, id);
     return { node, rank };
@@ -164,13 +176,23 @@ export class Files {
    * Moves a file or folder (editor or better on it) into a folder the caller edits; to the
    * root (null) only its owner, or an Owner by share, moves it (it goes to its owner's root).
    */
-  async move(caller: Caller, kind: NodeKind, id: string, folderId: string | null): Promise<FileNode> {
+  async move(
+    caller: Caller,
+    kind: NodeKind,
+    id: string,
+    folderId: string | null,
+  ): Promise<FileNode> {
     const { node } = await this.holding(caller, kind, id, 'editor', 'moving');
     if (folderId === null) {
       await this.holding(caller, kind, id, 'owner', 'moving to the root');
     }
     const parent = await this.destination(caller, folderId, 'moving into a folder');
-    const row = await this.o.tree.move(caller.organizationId, node.id, parent?.id ?? null, node.name);
+    const row = await this.o.tree.move(
+      caller.organizationId,
+      node.id,
+      parent?.id ?? null,
+      node.name,
+    );
     if (!row) throw notFound(kind, id);
     return nodeView(row, await this.o.sharing.rankOn(caller, row.id));
   }
@@ -183,7 +205,12 @@ export class Files {
   }
 
   /** A folder's children, or the caller's root (folder null), as `scope` says. */
-  async children(caller: Caller, folderId: string | null, scope: Scope, page: Page): Promise<FileList> {
+  async children(
+    caller: Caller,
+    folderId: string | null,
+    scope: Scope,
+    page: Page,
+  ): Promise<FileList> {
     if (folderId === null) {
       return listView(await this.o.nodes.rootOf(caller, scope, page), page.limit);
     }
@@ -254,7 +281,10 @@ export class Files {
       (targetType === 'user' || targetType === 'group') &&
       (await this.o.sharing.remove(node.id, targetType, targetId.toLowerCase()));
     if (!removed) {
-      throw new ApiError('share_not_found', `this ${kind} has no share for ${targetType} ${targetId}`);
+      throw new ApiError(
+        'share_not_found',
+        `this ${kind} has no share for ${targetType} ${targetId}`,
+      );
     }
   }
 }

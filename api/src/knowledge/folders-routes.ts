@@ -63,7 +63,12 @@ export function nodeRoutes(router: Router, files: Files, kind: NodeKind): void {
       organization: true,
       serviceBody: RenameBody,
       responses: { 200: node },
-      errors: [notFound, 'file_access_denied', 'file_name_conflict', 'identity_provider_unavailable'],
+      errors: [
+        notFound,
+        'file_access_denied',
+        'file_name_conflict',
+        'identity_provider_unavailable',
+      ],
     },
     async (req, res, { organizationId, body }) => {
       const { name } = parseRename(body);
