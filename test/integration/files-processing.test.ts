@@ -101,7 +101,9 @@ describe('file processing: uploaded → processing → RAG Available or failed, 
     const text = 'x'.repeat(2500);
     const f = await uploadText(a, 'hold-status.txt', text);
     assert.equal(f.status, 'uploaded');
-    await waitFor('the processor to hold the file', async () => processor.holding(f.name));
+    await waitFor('the processor to hold the file', () =>
+      Promise.resolve(processor.holding(f.name)),
+    );
     assert.equal((await fileWithStatus(a, f.id, 'processing')).status_reason, null);
     processor.release(f.name);
     const done = await fileWithStatus(a, f.id, 'RAG Available');
@@ -153,7 +155,9 @@ describe('file processing: uploaded → processing → RAG Available or failed, 
 
   it('claims a job again when its lease expired (its replica died), and completes it', async function () {
     const f = await uploadText(a, 'hold-lease.txt', 'lease');
-    await waitFor('the processor to hold the file', async () => processor.holding(f.name));
+    await waitFor('the processor to hold the file', () =>
+      Promise.resolve(processor.holding(f.name)),
+    );
     // What a replica that died leaves: the job running under a lease nobody renews.
     await queryRows(
       api.databaseUrl,
@@ -169,7 +173,9 @@ describe('file processing: uploaded → processing → RAG Available or failed, 
 
   it('survives an API restart: the API stops mid-job, the next start completes the job, the interrupted attempt not counted', async function () {
     const f = await uploadText(a, 'hold-restart.txt', 'restart');
-    await waitFor('the processor to hold the file', async () => processor.holding(f.name));
+    await waitFor('the processor to hold the file', () =>
+      Promise.resolve(processor.holding(f.name)),
+    );
     await fileWithStatus(a, f.id, 'processing');
     await api.close();
     assert.deepEqual(await jobsOf(f), [{ status: 'queued', attempts: 0, last_error: null }]);

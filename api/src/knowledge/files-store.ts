@@ -48,7 +48,7 @@ const KIND_ORDER = `case n.kind when 'folder' then 0 else 1 end`;
 const NAME_ORDER = `lower(n.name) collate "C"`;
 
 /** Keyset order: folders first, then by name (any case), then id; a page after `after`. */
-function paged(q: Knex.QueryBuilder, db: Knex, page: Page): Knex.QueryBuilder {
+async function paged(q: Knex.QueryBuilder, db: Knex, page: Page): Promise<ListedNode[]> {
   if (page.after) {
     q.whereRaw(`(${KIND_ORDER}, ${NAME_ORDER}, n.id::text) > (?, ?, ?)`, [
       page.after.k,
@@ -59,7 +59,7 @@ function paged(q: Knex.QueryBuilder, db: Knex, page: Page): Knex.QueryBuilder {
   return q
     .orderByRaw(`${KIND_ORDER}, ${NAME_ORDER}, n.id::text`)
     .limit(page.limit + 1)
-    .select(db.raw('n.*'));
+    .select<ListedNode[]>(db.raw('n.*'));
 }
 
 /** The sort key of a listed node: where the next page starts. */
@@ -110,11 +110,11 @@ export class FilesStore {
    * tops of what was shared with them).
    */
   async rootOf(caller: Caller, scope: Scope, page: Page): Promise<ListedNode[]> {
-    const q = this.readable(caller).where((w) =>
-      w.whereNull('n.parent_id').orWhereNotExists(function () {
-        this.from('readable as p').whereRaw('p.id = n.parent_id');
-      }),
-    );
+    const q = this.readable(caller).where((w) => {
+      void w.whereNull('n.parent_id').orWhereNotExists(function () {
+        void this.from('readable as p').whereRaw('p.id = n.parent_id');
+      });
+    });
     scoped(q, scope, caller);
     return paged(q, this.db, page);
   }
