@@ -1,7 +1,7 @@
 // What the files suites share: callers acting in acme, uploads, listings and waiting for a status.
 import assert from 'node:assert/strict';
 import { waitFor } from '@aiplane/hack';
-import { call, ORG_SCOPE, tokenFor, type DevUser, type Reply } from './api-helpers.js';
+import { call, ORG_SCOPE, replyOf, tokenFor, type DevUser, type Reply } from './api-helpers.js';
 import type { Call } from './fixtures/index.js';
 
 export interface FileNode {
@@ -62,18 +62,9 @@ export function acting(url: string, user: DevUser, organizationId: string): Acti
             value.filename,
           );
       }
-      const res = await fetch(`${url}/v1/files`, {
-        method: 'POST',
-        body: form,
-        headers: await headers(),
-      });
-      const text = await res.text();
-      return {
-        status: res.status,
-        headers: res.headers,
-        text,
-        json: () => JSON.parse(text) as unknown,
-      };
+      return replyOf(
+        await fetch(`${url}/v1/files`, { method: 'POST', body: form, headers: await headers() }),
+      );
     },
   };
 }

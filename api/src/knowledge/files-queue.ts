@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@aiplane/lib';
+import { ClaimLoop } from '@aiplane/lib/service';
 import type { JobRow, JobStore } from './files-queue-store.js';
 
 export interface QueueSettings {
@@ -53,13 +54,7 @@ type StopReason = 'stopping' | 'lease-lost';
  */
 export class JobQueue {
   readonly owner = `api-${randomUUID()}`;
-  private readonly running = new Map<
-    string,
-    { controller: AbortController; done: Promise<void> }
-  >();
-  private timer: NodeJS.Timeout | undefined;
-  private polling: Promise<void> | undefined;
-  private stopped = false;
+  private readonly loop: ClaimLoop<JobRow>;
 
   constructor(
     private readonly queue: string,
@@ -67,47 +62,29 @@ export class JobQueue {
     private readonly handler: JobHandler,
     private readonly settings: QueueSettings,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.loop = new ClaimLoop({
+      concurrency: settings.concurrency,
+      pollMs: settings.pollMs,
+      claim: () => this.store.claim(this.queue, this.owner, this.settings.leaseMs),
+      work: (job, controller) => this.work(job, controller),
+      release: (ids) => this.store.release(this.owner, ids),
+      failed: (err, id) => this.logger.error({ err, queue, job: id }, 'jobs: claim or end failed'),
+    });
+  }
 
   start(): void {
-    this.timer = setInterval(() => this.kick(), this.settings.pollMs);
-    this.timer.unref();
-    this.kick();
+    this.loop.start();
   }
 
   /** Looks for work now (a job was just queued). */
   kick(): void {
-    if (this.stopped || this.polling) return;
-    this.polling = this.poll()
-      .catch((err: unknown) => this.logger.error({ err, queue: this.queue }, 'jobs: claim failed'))
-      .finally(() => {
-        this.polling = undefined;
-      });
+    this.loop.kick();
   }
 
+  /** Aborts what runs (`'stopping'`) and gives those jobs back, due at once. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    await this.polling;
-    const ids = [...this.running.keys()];
-    for (const run of this.running.values()) run.controller.abort('stopping' satisfies StopReason);
-    await Promise.all([...this.running.values()].map((r) => r.done));
-    await this.store.release(this.owner, ids);
-  }
-
-  private async poll(): Promise<void> {
-    while (!this.stopped && this.running.size < this.settings.concurrency) {
-      const job = await this.store.claim(this.queue, this.owner, this.settings.leaseMs);
-      if (!job) return;
-      const controller = new AbortController();
-      const done = this.work(job, controller)
-        .catch((err: unknown) => this.logger.error({ err, job: job.id }, 'jobs: ending failed'))
-        .finally(() => {
-          this.running.delete(job.id);
-          this.kick();
-        });
-      this.running.set(job.id, { controller, done });
-    }
+    await this.loop.stop();
   }
 
   private async work(job: JobRow, controller: AbortController): Promise<void> {
