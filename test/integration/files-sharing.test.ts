@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import {
   assertCode,
   assertValidationFailed,
+  call,
+  createApiKey,
   keycloak,
   startTestApi,
   type TestApi,
@@ -336,6 +338,28 @@ describe('files sharing: nobody sees what was not shared with them; user and gro
       'an Owner by share deletes',
     );
     assertCode(await a.call('GET', `/v1/files/${f.id}`), 404, 'file_not_found');
+  });
+
+  it('an API key acts with its owner’s shares, and loses them with the share', async function () {
+    const f = await uploadText(a, unique('keyed') + '.txt', 'for a key');
+    const key = await createApiKey(api.url, 'admin', unique('files-key'));
+    const viaKey = (path: string) =>
+      call(`${api.url}${path}`, { headers: { 'x-api-key': key, 'x-aiplane-organization': acme } });
+    assertCode(await viaKey(`/v1/files/${f.id}`), 404, 'file_not_found');
+    const r = await a.call('POST', `/v1/files/${f.id}/shares`, {
+      target_type: 'user',
+      target_id: users().admin.id,
+      role: 'viewer',
+    });
+    assert.equal(r.status, 200, r.text);
+    const got = await viaKey(`/v1/files/${f.id}`);
+    assert.equal(got.status, 200, got.text);
+    assert.equal((got.json() as FileNode).role, 'viewer');
+    assert.equal(
+      (await a.call('DELETE', `/v1/files/${f.id}/shares/user/${users().admin.id}`)).status,
+      204,
+    );
+    assertCode(await viaKey(`/v1/files/${f.id}`), 404, 'file_not_found');
   });
 
   it('scope: mine is what the caller owns, shared_with_me what others shared, all (the default) both', async function () {
