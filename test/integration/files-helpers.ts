@@ -97,6 +97,17 @@ export async function createFolder(
   return r.json() as FileNode;
 }
 
+/** POST {node}/shares: shares the node (`/v1/files/{id}` or `/v1/folders/{id}`) as `who`. */
+export function shareWith(
+  who: Acting,
+  node: string,
+  targetType: 'user' | 'group',
+  targetId: string,
+  role: string,
+): Promise<Reply> {
+  return who.call('POST', `${node}/shares`, { target_type: targetType, target_id: targetId, role });
+}
+
 /** A listing that must answer 200. */
 export async function listing(who: Acting, path: string): Promise<FileList> {
   const r = await who.call('GET', path);

@@ -18,6 +18,7 @@ import {
   type FileNode,
   fileWithStatus,
   namesIn,
+  shareWith,
   unique,
   uploadText,
 } from './files-helpers.js';
@@ -151,11 +152,7 @@ describe('files sharing: nobody sees what was not shared with them; user and gro
   it('a viewer share lets the user read the file (listings, search, picker, bytes) but not change it; removing the share revokes it at once', async function () {
     const f = await uploadText(a, 'shared-notes.txt', 'notes');
     await fileWithStatus(a, f.id, 'RAG Available');
-    const shared = await a.call('POST', `/v1/files/${f.id}/shares`, {
-      target_type: 'user',
-      target_id: users().admin.id,
-      role: 'viewer',
-    });
+    const shared = await shareWith(a, `/v1/files/${f.id}`, 'user', users().admin.id, 'viewer');
     assert.equal(shared.status, 200, shared.text);
     assert.deepEqual(await sightings(b, f), [
       'root:all',
@@ -191,11 +188,7 @@ describe('files sharing: nobody sees what was not shared with them; user and gro
     const sub = await createFolder(a, 'sub', proj.id);
     const deep = await uploadText(a, 'deep.txt', 'deep', sub.id);
     await fileWithStatus(a, deep.id, 'RAG Available');
-    const r = await a.call('POST', `/v1/folders/${proj.id}/shares`, {
-      target_type: 'user',
-      target_id: users().admin.id,
-      role: 'editor',
-    });
+    const r = await shareWith(a, `/v1/folders/${proj.id}`, 'user', users().admin.id, 'editor');
     assert.equal(r.status, 200, r.text);
 
     // The top of the share is at B's root; what is inside is in its folders.
@@ -252,11 +245,7 @@ describe('files sharing: nobody sees what was not shared with them; user and gro
   it('a group share reaches the group’s members only; leaving the group or removing the share revokes it', async function () {
     const f = await uploadText(a, 'team-handbook.txt', 'for the team');
     await fileWithStatus(a, f.id, 'RAG Available');
-    const r = await a.call('POST', `/v1/files/${f.id}/shares`, {
-      target_type: 'group',
-      target_id: groupId,
-      role: 'viewer',
-    });
+    const r = await shareWith(a, `/v1/files/${f.id}`, 'group', groupId, 'viewer');
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(await sightings(c, f), [
       'root:all',
@@ -300,36 +289,26 @@ describe('files sharing: nobody sees what was not shared with them; user and gro
     );
     // B, an Owner by share, opens the panel and shares on.
     assert.equal((await b.call('GET', `/v1/files/${f.id}/shares`)).status, 200);
-    const onward = await b.call('POST', `/v1/files/${f.id}/shares`, {
-      target_type: 'user',
-      target_id: users().outsider.id,
-      role: 'viewer',
-    });
+    const onward = await shareWith(b, `/v1/files/${f.id}`, 'user', users().outsider.id, 'viewer');
     assert.equal(onward.status, 200, onward.text);
     assertCode(await c.call('GET', `/v1/files/${f.id}/shares`), 403, 'file_access_denied');
 
     assertValidationFailed(
-      await a.call('POST', `/v1/files/${f.id}/shares`, {
-        target_type: 'user',
-        target_id: users().nobody.id,
-        role: 'viewer',
-      }),
+      await shareWith(a, `/v1/files/${f.id}`, 'user', users().nobody.id, 'viewer'),
       'target_id',
     );
     assertValidationFailed(
-      await a.call('POST', `/v1/files/${f.id}/shares`, {
-        target_type: 'group',
-        target_id: '00000000-0000-4000-8000-000000000000',
-        role: 'viewer',
-      }),
+      await shareWith(
+        a,
+        `/v1/files/${f.id}`,
+        'group',
+        '00000000-0000-4000-8000-000000000000',
+        'viewer',
+      ),
       'target_id',
     );
     assertValidationFailed(
-      await a.call('POST', `/v1/files/${f.id}/shares`, {
-        target_type: 'user',
-        target_id: users().admin.id,
-        role: 'admin',
-      }),
+      await shareWith(a, `/v1/files/${f.id}`, 'user', users().admin.id, 'admin'),
       'role',
     );
     assert.equal(
@@ -346,11 +325,7 @@ describe('files sharing: nobody sees what was not shared with them; user and gro
     const viaKey = (path: string) =>
       call(`${api.url}${path}`, { headers: { 'x-api-key': key, 'x-aiplane-organization': acme } });
     assertCode(await viaKey(`/v1/files/${f.id}`), 404, 'file_not_found');
-    const r = await a.call('POST', `/v1/files/${f.id}/shares`, {
-      target_type: 'user',
-      target_id: users().admin.id,
-      role: 'viewer',
-    });
+    const r = await shareWith(a, `/v1/files/${f.id}`, 'user', users().admin.id, 'viewer');
     assert.equal(r.status, 200, r.text);
     const got = await viaKey(`/v1/files/${f.id}`);
     assert.equal(got.status, 200, got.text);
@@ -365,11 +340,7 @@ describe('files sharing: nobody sees what was not shared with them; user and gro
   it('scope: mine is what the caller owns, shared_with_me what others shared, all (the default) both', async function () {
     const own = await uploadText(b, unique('b-own') + '.txt', 'b');
     const theirs = await uploadText(a, unique('a-shared') + '.txt', 'a');
-    const r = await a.call('POST', `/v1/files/${theirs.id}/shares`, {
-      target_type: 'user',
-      target_id: users().admin.id,
-      role: 'viewer',
-    });
+    const r = await shareWith(a, `/v1/files/${theirs.id}`, 'user', users().admin.id, 'viewer');
     assert.equal(r.status, 200, r.text);
     const names = async (q: string) => namesIn(b, `/v1/files/children${q}`);
     const all = await names('');
