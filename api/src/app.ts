@@ -24,6 +24,8 @@ import { resourceProfilesRouter } from './inference/resource-profile-routes.js';
 import type { ResourceProfiles } from './inference/resource-profiles.js';
 import { modelInstallerRouter } from './inference/downloads/download-routes.js';
 import type { ModelDownloads } from './inference/downloads/downloads.js';
+import { filesRouter, type FilesRouterOptions } from './knowledge/files-routes.js';
+import { foldersRouter } from './knowledge/folders-routes.js';
 import { apiKeysRouter } from './keys/routes.js';
 import type { McpOAuthLinking } from './mcp/oauth/oauth-linking.js';
 import { mcpOAuthRouter } from './mcp/oauth/routes.js';
@@ -69,6 +71,8 @@ export interface AppDeps {
   models: ModelCatalogue;
   /** The vendor-compatible messages API under /anthropic (docs/adr/0024). */
   messages: Messages;
+  /** Files and folders with sharing (docs/adr/0032). */
+  files: FilesRouterOptions;
   /** Readiness beyond the process being up (database reachable, …). */
   ready?: () => Promise<boolean>;
 }
@@ -107,6 +111,8 @@ export function createApp(deps: AppDeps): Express {
   v1.use('/resource-profiles', resourceProfilesRouter({ profiles: deps.resourceProfiles }));
   v1.use('/model-installer', modelInstallerRouter({ downloads: deps.modelDownloads }));
   v1.use('/models', modelCatalogueRouter({ catalogue: deps.models }));
+  v1.use('/files', filesRouter(deps.files));
+  v1.use('/folders', foldersRouter(deps.files));
   app.use('/v1', v1);
   // The vendor-compatible API: its own /v1 below its prefix, its own error shape (spec:
   // Versioning 1; docs/adr/0024).
@@ -154,6 +160,10 @@ const API_TAGS = [
     description: 'Downloads of model files into the model store (docs/adr/0025).',
   },
   { name: 'models', description: 'The model catalogue and its backends.' },
+  {
+    name: 'files',
+    description: 'Files and folders, shared with users and groups (docs/adr/0032).',
+  },
   {
     name: 'messages',
     description:

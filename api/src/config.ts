@@ -20,6 +20,17 @@ export interface ApiConfig extends ServiceConfig {
      */
     readonly allowLoopbackSources: boolean;
   };
+  /** Files and folders (docs/adr/0032). */
+  readonly files: {
+    /** The blob store's directory (a volume; the chart mounts a PVC). */
+    readonly dir: string;
+    /** The most bytes one uploaded file may have. */
+    readonly maxBytes: number;
+    /** Processing jobs one replica runs at once. */
+    readonly concurrency: number;
+    /** Attempts of a processing job before the file is `failed`. */
+    readonly attempts: number;
+  };
   /**
    * Where the API's `/metrics` (Prometheus) listens, on `host`; null (unset): not served.
    * Never the public port.
@@ -51,6 +62,9 @@ export { ConfigError };
 
 /** The model store's default: the chart's volume mount. */
 export const DEFAULT_MODEL_STORE_DIR = '/var/lib/aiplane/models';
+
+/** The blob store's default: the chart's volume mount. */
+export const DEFAULT_FILES_DIR = '/var/lib/aiplane/files';
 
 export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   const problems: string[] = [];
@@ -88,6 +102,26 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     ),
     allowLoopbackSources: loopbackSources === 'true',
   });
+  const filesDir = env.AIPLANE_FILES_DIR || DEFAULT_FILES_DIR;
+  if (!isAbsolute(filesDir)) problems.push('AIPLANE_FILES_DIR must be an absolute path');
+  const files = Object.freeze({
+    dir: filesDir,
+    maxBytes: readInt(
+      env,
+      'AIPLANE_FILES_MAX_BYTES',
+      50 * 2 ** 20,
+      { min: 1, max: 2 ** 40 },
+      problems,
+    ),
+    concurrency: readInt(
+      env,
+      'AIPLANE_FILES_PROCESSING_CONCURRENCY',
+      1,
+      { min: 1, max: 16 },
+      problems,
+    ),
+    attempts: readInt(env, 'AIPLANE_FILES_PROCESSING_ATTEMPTS', 5, { min: 1, max: 20 }, problems),
+  });
   const metricsPort =
     env.AIPLANE_API_METRICS_PORT === undefined || env.AIPLANE_API_METRICS_PORT === ''
       ? null
@@ -121,7 +155,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     agentMaxSteps: readInt(env, 'AIPLANE_AGENT_MAX_STEPS', 10, { min: 1, max: 100 }, problems),
   });
   if (problems.length > 0) throw new ConfigError(problems);
-  return Object.freeze({ ...shared, host, port, modelStore, metricsPort, inference });
+  return Object.freeze({ ...shared, host, port, modelStore, files, metricsPort, inference });
 }
 
 /** `AIPLANE_GATEWAY_INTERNAL_URL` (an http(s) URL), else the gateway's public URL. */

@@ -10,3 +10,10 @@ export { OrganizationRows } from './tenants/organization-rows.js';
 export { podSchedulingOf, type ResourceProfile } from './inference/resource-profiles.js';
 export { bundledAssetPath, DOCS_ASSETS, packageDir } from './docs/assets.js';
 export type { Model } from './inference/model-catalogue.js';
+export {
+  type FileProcessor,
+  FileRefused,
+  PlainTextProcessor,
+  type ProcessableFile,
+  type ProcessingResult,
+} from './knowledge/files-processor.js';

@@ -38,6 +38,7 @@ import { Translations } from './platform/translations.js';
 import { TenantStore } from './tenants/store.js';
 import { OrganizationRows } from './tenants/organization-rows.js';
 import { OAuthStateStore } from './mcp/oauth/state-store.js';
+import { knowledgeFiles, type KnowledgeFilesOptions } from './knowledge/files-wiring.js';
 import { attachWebSockets, createApp } from './app.js';
 import type { ApiConfig } from './config.js';
 
@@ -62,6 +63,8 @@ export interface StartApiOptions {
   mcpOrphanGraceSeconds?: number;
   /** TESTS ONLY: model download worker timings (lease, heartbeat, poll, timeouts, attempts). */
   modelDownloadWorker?: Partial<typeof DEFAULT_WORKER_SETTINGS>;
+  /** The file processor (default: plain text) and, TESTS ONLY, the job queue's timings. */
+  files?: KnowledgeFilesOptions;
 }
 
 /** Connects, migrates, and serves the API on config.host:config.port (0 picks a port). */
@@ -100,6 +103,7 @@ export async function startApi(
     maxFileBytes: config.modelStore.maxFileBytes,
   };
   const downloadWorker = new DownloadWorker(downloadStore, downloadFetch, workerSettings, logger);
+  const files = knowledgeFiles(config, db, logger, opts.files);
   const models = new ModelCatalogue({
     store: new ModelCatalogueStore(db),
     keyring: config.mcp.credentialKeys,
@@ -189,6 +193,7 @@ export async function startApi(
     }),
     models,
     messages,
+    files: files.router,
     authenticator: platform.authenticator,
     ready: () => platform.ready(),
   };
@@ -206,6 +211,7 @@ export async function startApi(
   }
   cleanup.start();
   downloadWorker.start();
+  files.queue.start();
   return {
     ...listening,
     routes: routeTable(app),
@@ -214,6 +220,7 @@ export async function startApi(
     close: async () => {
       await listening.close();
       await downloadWorker.stop();
+      await files.queue.stop();
       await downloadFetch.close();
       await metricsServer?.close();
       await cleanup.stop();

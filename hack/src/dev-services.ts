@@ -14,6 +14,7 @@ export async function startDevServices(info: EnvironmentInfo): Promise<ManagedPr
     AIPLANE_GATEWAY_PUBLIC_URL: `http://127.0.0.1:${DEV_PORTS.gateway}`,
     // Model-installer downloads land under the run directory (docs/adr/0025).
     AIPLANE_MODEL_STORE_DIR: join(info.dir, 'models'),
+    AIPLANE_FILES_DIR: join(info.dir, 'files'),
   };
   const api = startFromSource({
     name: 'api',

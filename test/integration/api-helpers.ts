@@ -138,6 +138,11 @@ export async function call(
     },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
+  return replyOf(res);
+}
+
+/** A fetch response read whole, as {@link call} answers it. */
+export async function replyOf(res: Response): Promise<Reply> {
   const text = await res.text();
   return {
     status: res.status,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { loadApiConfig } from '@aiplane/api';
+import { type ApiConfig, loadApiConfig } from '@aiplane/api';
 import { loadGatewayConfig } from '@aiplane/gateway';
 import { kubeRequest } from '@aiplane/lib';
 import { loadOperatorConfig } from '@aiplane/operator';
@@ -130,7 +130,7 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
     ]);
   });
 
-  it('mounts the model store where the API writes downloads: an emptyDir by default, the chart’s PVC when persistence is on', async function () {
+  it('mounts the model store and the file store where the API writes: an emptyDir by default, the chart’s PVC when persistence is on', async function () {
     type Volume = {
       name: string;
       emptyDir?: object;
@@ -141,42 +141,54 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
       securityContext: { fsGroup?: number };
       containers: { volumeMounts: { name: string; mountPath: string }[] }[];
     };
+    // Each store: its volume, where the API's configuration says it writes, the full claim.
+    const stores = [
+      { volume: 'model-store', dir: (c: ApiConfig) => c.modelStore.dir, size: '2Ti' },
+      { volume: 'file-store', dir: (c: ApiConfig) => c.files.dir, size: '500Gi' },
+    ];
     for (const [label, expected] of [
-      ['default', { claim: undefined, fsGroup: undefined }],
-      ['full', { claim: 'aiplane-model-store', fsGroup: 65532 }],
+      ['default', { persistent: false, fsGroup: undefined }],
+      ['full', { persistent: true, fsGroup: 65532 }],
     ] as const) {
       const objects = await render(VALUES[label]!.args);
       const spec = deployment(objects, 'api').spec.template.spec as unknown as Spec;
       const config = loadApiConfig(containerEnv(spec, VALUES[label]!.secrets));
-      const mount = spec.containers[0]!.volumeMounts.find((m) => m.name === 'model-store');
-      assert.equal(mount?.mountPath, config.modelStore.dir, label);
-      const volume = spec.volumes.find((v) => v.name === 'model-store');
-      assert.equal(volume?.persistentVolumeClaim?.claimName, expected.claim, label);
-      if (expected.claim === undefined) assert.deepEqual(volume?.emptyDir, {}, label);
+      for (const store of stores) {
+        const claimName = expected.persistent ? `aiplane-${store.volume}` : undefined;
+        const mount = spec.containers[0]!.volumeMounts.find((m) => m.name === store.volume);
+        assert.equal(mount?.mountPath, store.dir(config), `${label} ${store.volume}`);
+        const volume = spec.volumes.find((v) => v.name === store.volume);
+        assert.equal(volume?.persistentVolumeClaim?.claimName, claimName, label);
+        if (claimName === undefined) assert.deepEqual(volume?.emptyDir, {}, label);
+        // Neither store is in the gateway's or the operator's pods.
+        for (const component of ['gateway', 'operator']) {
+          const other = deployment(objects, component).spec.template.spec as unknown as Spec;
+          assert.ok(!other.volumes.some((v) => v.name === store.volume), component);
+        }
+      }
       assert.equal(spec.securityContext.fsGroup, expected.fsGroup, label);
       const claims = objects.filter((o) => o.kind === 'PersistentVolumeClaim');
       assert.deepEqual(
-        claims.map((c) => c.metadata.name),
-        expected.claim ? [expected.claim] : [],
+        claims.map((c) => c.metadata.name).sort(),
+        expected.persistent ? stores.map((s) => `aiplane-${s.volume}`).sort() : [],
         label,
       );
-      // Downloads are not in the gateway's or the operator's pods.
-      for (const component of ['gateway', 'operator']) {
-        const other = deployment(objects, component).spec.template.spec as unknown as Spec;
-        assert.ok(!other.volumes.some((v) => v.name === 'model-store'), component);
-      }
     }
     const full = await render(VALUES.full!.args);
-    const claim = full.find((o) => o.kind === 'PersistentVolumeClaim') as unknown as {
-      spec: {
-        accessModes: string[];
-        storageClassName: string;
-        resources: { requests: { storage: string } };
+    for (const store of stores) {
+      const claim = full.find(
+        (o) => o.kind === 'PersistentVolumeClaim' && o.metadata.name === `aiplane-${store.volume}`,
+      ) as unknown as {
+        spec: {
+          accessModes: string[];
+          storageClassName: string;
+          resources: { requests: { storage: string } };
+        };
       };
-    };
-    assert.deepEqual(claim.spec.accessModes, ['ReadWriteMany']);
-    assert.equal(claim.spec.storageClassName, 'shared-nfs');
-    assert.equal(claim.spec.resources.requests.storage, '2Ti');
+      assert.deepEqual(claim.spec.accessModes, ['ReadWriteMany']);
+      assert.equal(claim.spec.storageClassName, 'shared-nfs');
+      assert.equal(claim.spec.resources.requests.storage, store.size);
+    }
   });
 
   for (const [label, { args }] of Object.entries(VALUES)) {

@@ -13,6 +13,11 @@ const TABLES: readonly { name: string; unique?: readonly string[]; setting?: tru
   { name: 'mcp_oauth_states' },
   // Model downloads keep their directory (fixed at creation), so their files stay found.
   { name: 'model_downloads' },
+  // Files and folders, their shares and processing jobs (docs/adr/0032); blobs are keyed by
+  // their own ids, so they stay found.
+  { name: 'knowledge_nodes' },
+  { name: 'knowledge_shares' },
+  { name: 'knowledge_jobs' },
   // The organization's platform settings: gone with its tenant (its agents go by AgentStore).
   { name: 'translation_overrides', unique: ['language', 'namespace', 'key'], setting: true },
   { name: 'organization_config', unique: [], setting: true },

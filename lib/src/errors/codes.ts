@@ -106,6 +106,36 @@ export const ERROR_CODES = {
     status: 409,
     description: 'the download is completed, failed or cancelled already',
   },
+  // Files and folders (docs/adr/0032)
+  file_not_found: {
+    status: 404,
+    description: 'no file the caller may read in the organization has this id',
+  },
+  folder_not_found: {
+    status: 404,
+    description: 'no folder the caller may read in the organization has this id',
+  },
+  file_access_denied: {
+    status: 403,
+    description:
+      'the caller may read the file or folder but its role (viewer, editor, owner) does not allow this change',
+  },
+  file_name_conflict: {
+    status: 409,
+    description: 'the destination folder already holds a file or folder of this name',
+  },
+  folder_move_cycle: {
+    status: 409,
+    description: 'a folder cannot move into itself or into one of its descendants',
+  },
+  share_not_found: {
+    status: 404,
+    description: 'the file or folder has no share for this user or group',
+  },
+  file_content_missing: {
+    status: 409,
+    description: 'the file’s bytes are not in the blob store (removed outside the API)',
+  },
   // Model catalogue (docs/adr/0024)
   model_not_found: {
     status: 404,

@@ -1,3 +1,4 @@
+export { ClaimLoop, type ClaimLoopOptions } from './claim-loop.js';
 export { readInt, readServiceConfig, type ServiceConfig } from './config.js';
 export { pathOnly, probeRoutes, requestLog } from './http-basics.js';
 export {

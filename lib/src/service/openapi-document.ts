@@ -267,7 +267,7 @@ function operationObject(route: DocumentedRoute, op: OperationSpec, c: Component
       'x-aiplane-error-codes': codes,
     };
   }
-  if ((op.body || op.serviceBody || op.query) && !op.websocket) {
+  if ((op.body || op.serviceBody || op.query || op.binaryBody?.form) && !op.websocket) {
     if (responses[422]) throw new Error(`${op.operationId}: 422 is the validation failure`);
     responses[422] = {
       description: 'The request breaks the schema or a rule; each offending field is named.',
@@ -297,7 +297,11 @@ function operationObject(route: DocumentedRoute, op: OperationSpec, c: Component
               content: Object.fromEntries(
                 op.binaryBody.mediaTypes.map((t) => [
                   t,
-                  { schema: { type: 'string', contentMediaType: t } },
+                  {
+                    schema: op.binaryBody?.form
+                      ? c.ref(op.binaryBody.form)
+                      : { type: 'string', contentMediaType: t },
+                  },
                 ]),
               ),
             },

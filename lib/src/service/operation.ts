@@ -60,7 +60,16 @@ export interface OperationSpec<
    * A body that is not JSON (an uploaded file): read by `parser` after the guards, documented
    * as binary content of these media types.
    */
-  binaryBody?: { mediaTypes: readonly string[]; description: string; parser: RequestHandler };
+  binaryBody?: {
+    mediaTypes: readonly string[];
+    description: string;
+    parser: RequestHandler;
+    /**
+     * The parts of a `multipart/form-data` body (an object schema, its file parts strings of
+     * `contentMediaType`), checked by the service: documented, and its refusals (422) too.
+     */
+    form?: TSchema;
+  };
   /** Query parameters (an object of strings), validated here before the handler. */
   query?: Q;
   /** Path parameters' schemas; a parameter not named here is a string. */

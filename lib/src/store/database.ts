@@ -12,6 +12,7 @@ import * as resourceProfiles from './migrations/0010-resource-profiles.js';
 import * as modelCatalogue from './migrations/0011-model-catalogue.js';
 import * as modelDownloads from './migrations/0012-model-downloads.js';
 import * as modelTokenizer from './migrations/0013-model-tokenizer.js';
+import * as knowledgeFiles from './migrations/0014-knowledge-files.js';
 import * as knowledgeCollections from './migrations/0015-knowledge-collections.js';
 
 /** Migrations in order; listed here (not read from disk) so they work from source and from a build. */
@@ -29,6 +30,7 @@ const MIGRATIONS: { name: string; up(k: Knex): Promise<void>; down(k: Knex): Pro
   modelCatalogue,
   modelDownloads,
   modelTokenizer,
+  knowledgeFiles,
   knowledgeCollections,
 ];
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from '@aiplane/lib';
 import type { PinnedFetch } from '@aiplane/lib/mcp';
+import { ClaimLoop } from '@aiplane/lib/service';
 import { fileTarget } from './download-paths.js';
 import type { DownloadStore, DownloadWithFiles, FileRow } from './download-store.js';
 import { removePartial, TransferError, transferFile } from './transfer.js';
@@ -36,11 +37,6 @@ export const DEFAULT_WORKER_SETTINGS = {
 /** Why a running transfer was stopped from outside. */
 type StopReason = 'cancelled' | 'stopping' | 'lease-lost';
 
-interface Running {
-  controller: AbortController;
-  done: Promise<void>;
-}
-
 /**
  * Works downloads held in PostgreSQL: claims one whose lease is free (docs/adr/0025), fetches
  * its files one after the other, writes progress and renews the lease every heartbeat, and
@@ -50,63 +46,42 @@ interface Running {
 export class DownloadWorker {
   /** This replica's name in leases. */
   readonly owner = `api-${randomUUID()}`;
-  private readonly running = new Map<string, Running>();
-  private timer: NodeJS.Timeout | undefined;
-  private polling: Promise<void> | undefined;
-  private stopped = false;
+  private readonly loop: ClaimLoop<DownloadWithFiles>;
 
   constructor(
     private readonly store: DownloadStore,
     private readonly fetch: PinnedFetch,
     private readonly settings: WorkerSettings,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.loop = new ClaimLoop({
+      concurrency: settings.concurrency,
+      pollMs: settings.pollMs,
+      claim: () => this.store.claim(this.owner, this.settings.leaseMs),
+      work: (d, controller) => this.work(d, controller),
+      release: (ids) => this.store.release(this.owner, ids),
+      failed: (err, id) =>
+        this.logger.error({ err, download: id }, 'model downloads: claiming or working failed'),
+    });
+  }
 
   start(): void {
-    this.timer = setInterval(() => this.kick(), this.settings.pollMs);
-    this.timer.unref();
-    this.kick();
+    this.loop.start();
   }
 
   /** Looks for work now (a download was just queued). */
   kick(): void {
-    if (this.stopped || this.polling) return;
-    this.polling = this.poll()
-      .catch((err: unknown) => this.logger.error({ err }, 'model downloads: claiming failed'))
-      .finally(() => {
-        this.polling = undefined;
-      });
+    this.loop.kick();
   }
 
   /** Stops a download this replica works (it was cancelled); resolves once it has stopped. */
   async stopLocal(id: string): Promise<void> {
-    const run = this.running.get(id);
-    if (!run) return;
-    run.controller.abort('cancelled' satisfies StopReason);
-    await run.done;
+    await this.loop.abort(id, 'cancelled' satisfies StopReason);
   }
 
+  /** Aborts the transfers (`'stopping'`), keeps their partial files, releases the leases. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    await this.polling;
-    const ids = [...this.running.keys()];
-    for (const run of this.running.values()) run.controller.abort('stopping' satisfies StopReason);
-    await Promise.all([...this.running.values()].map((r) => r.done));
-    await this.store.release(this.owner, ids);
-  }
-
-  private async poll(): Promise<void> {
-    while (!this.stopped && this.running.size < this.settings.concurrency) {
-      const download = await this.store.claim(this.owner, this.settings.leaseMs);
-      if (!download) return;
-      const controller = new AbortController();
-      const done = this.work(download, controller.signal).finally(() => {
-        this.running.delete(download.id);
-        this.kick();
-      });
-      this.running.set(download.id, { controller, done });
-    }
+    await this.loop.stop();
   }
 
   /** A line in the download's buffer (what its logs route shows) and in the API's log. */
@@ -119,7 +94,8 @@ export class DownloadWorker {
     return join(this.settings.root, d.directory);
   }
 
-  private async work(d: DownloadWithFiles, signal: AbortSignal): Promise<void> {
+  private async work(d: DownloadWithFiles, controller: AbortController): Promise<void> {
+    const { signal } = controller;
     const log = (message: string) => this.note(d, message);
     let current: { file: FileRow; done: number; total: number | null } | undefined;
     let writing: Promise<void> = Promise.resolve();
@@ -134,7 +110,7 @@ export class DownloadWorker {
             });
           }
           if (!(await this.store.renew(d.id, this.owner, this.settings.leaseMs))) {
-            controllerOf(this.running.get(d.id))?.abort('lease-lost' satisfies StopReason);
+            controller.abort('lease-lost' satisfies StopReason);
           }
         })
         .catch((err: unknown) =>
@@ -249,10 +225,6 @@ export class DownloadWorker {
     await removePartials(this.modelDir(d), files);
     await this.store.finish(d.id, this.owner, 'failed', message);
   }
-}
-
-function controllerOf(run: Running | undefined): AbortController | undefined {
-  return run?.controller;
 }
 
 /** Removes the partial files of the files not done; the done ones stay. */

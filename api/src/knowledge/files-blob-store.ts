@@ -1,0 +1,128 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Transform } from 'node:stream';
+
+/** A blob written to a temporary place, not yet visible under a key. */
+export interface StagedBlob {
+  readonly size: number;
+  /** Hex SHA-256 of the bytes. */
+  readonly sha256: string;
+  /** Makes the blob visible under a new key (atomically); answers the key. */
+  commit(): Promise<string>;
+  /** Removes the staged bytes (the upload was refused). */
+  discard(): Promise<void>;
+}
+
+/** Raised when a source passes the size limit while it is staged; nothing stays behind. */
+export class BlobTooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`the file is larger than ${limit} bytes`);
+  }
+}
+
+/**
+ * Where files' bytes live (docs/adr/0032). Blobs are addressed by an id the store chooses;
+ * a blob is either wholly there or absent (written aside, then renamed into place).
+ */
+export interface BlobStore {
+  /** Writes `source` aside (at most `maxBytes`, else {@link BlobTooLarge}). */
+  stage(source: Readable, maxBytes: number): Promise<StagedBlob>;
+  /** The blob's bytes; undefined when there is no such blob. */
+  open(key: string): Promise<Readable | undefined>;
+  /** Removes a blob; a missing one is no error. */
+  remove(key: string): Promise<void>;
+}
+
+const KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Counts and hashes what passes. Past `limit` bytes it passes nothing more but reads the source
+ * to its end (a request's body must be read before it can be answered); `over()` tells.
+ */
+function meter(
+  limit: number,
+): Transform & { size: () => number; digest: () => string; over: () => boolean } {
+  const hash = createHash('sha256');
+  let size = 0;
+  const t = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      size += chunk.length;
+      if (size > limit) return done();
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  return Object.assign(t, {
+    size: () => size,
+    digest: () => hash.digest('hex'),
+    over: () => size > limit,
+  });
+}
+
+/**
+ * The default store: a directory on a volume (the chart's PVC). Blobs are
+ * `<dir>/blobs/<first two hex digits>/<uuid>`; staging writes `<dir>/tmp/<uuid>.partial`, syncs
+ * it to disk and renames it into place on commit, so a reader never sees a half-written blob.
+ */
+export class DirectoryBlobStore implements BlobStore {
+  constructor(private readonly dir: string) {}
+
+  private pathOf(key: string): string {
+    if (!KEY.test(key)) throw new Error(`not a blob key: ${key}`);
+    return join(this.dir, 'blobs', key.slice(0, 2), key);
+  }
+
+  async stage(source: Readable, maxBytes: number): Promise<StagedBlob> {
+    const tmpDir = join(this.dir, 'tmp');
+    await mkdir(tmpDir, { recursive: true });
+    const key = randomUUID();
+    const partial = join(tmpDir, `${key}.partial`);
+    const m = meter(maxBytes);
+    try {
+      await pipeline(source, m, createWriteStream(partial, { flags: 'wx', mode: 0o600 }));
+      if (m.over()) throw new BlobTooLarge(maxBytes);
+      const fd = await open(partial, 'r');
+      try {
+        await fd.sync();
+      } finally {
+        await fd.close();
+      }
+    } catch (err) {
+      await rm(partial, { force: true });
+      throw err;
+    }
+    const target = this.pathOf(key);
+    return {
+      size: m.size(),
+      sha256: m.digest(),
+      commit: async () => {
+        await mkdir(join(this.dir, 'blobs', key.slice(0, 2)), { recursive: true });
+        await rename(partial, target);
+        return key;
+      },
+      discard: () => rm(partial, { force: true }),
+    };
+  }
+
+  async open(key: string): Promise<Readable | undefined> {
+    const path = this.pathOf(key);
+    const found = await stat(path).catch(() => undefined);
+    if (!found?.isFile()) return undefined;
+    return createReadStream(path);
+  }
+
+  async remove(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
+  }
+}
+
+/** Reads a whole stream into memory (small files: processing, tests). */
+export async function readAll(stream: Readable): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const part of stream) parts.push(part as Buffer);
+  return Buffer.concat(parts);
+}

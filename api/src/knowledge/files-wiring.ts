@@ -1,0 +1,60 @@
+import type { Knex } from 'knex';
+import type { Logger } from '@aiplane/lib';
+import type { ApiConfig } from '../config.js';
+import { Files } from './files.js';
+import { DirectoryBlobStore } from './files-blob-store.js';
+import { FileProcessing, PROCESSING_QUEUE } from './files-processing.js';
+import { type FileProcessor, PlainTextProcessor } from './files-processor.js';
+import { DEFAULT_QUEUE_SETTINGS, JobQueue, type QueueSettings } from './files-queue.js';
+import { JobStore } from './files-queue-store.js';
+import type { FilesRouterOptions } from './files-routes.js';
+import { FilesStore } from './files-store.js';
+import { FoldersStore } from './folders-store.js';
+import { KeycloakSharingDirectory, type SharingDirectory } from './sharing-directory.js';
+import { SharingStore } from './sharing-store.js';
+
+export interface KnowledgeFilesOptions {
+  /** What processing runs (default {@link PlainTextProcessor} until the engines plug in). */
+  processor?: FileProcessor;
+  /** TESTS ONLY: the job queue's timings (lease, heartbeat, poll, backoff). */
+  queue?: Partial<Omit<QueueSettings, 'concurrency'>>;
+  /** TESTS ONLY: another directory of groups and members than the identity provider. */
+  directory?: SharingDirectory;
+}
+
+/** Files and folders put together (docs/adr/0032): the routes' service and the job queue. */
+export function knowledgeFiles(
+  config: ApiConfig,
+  db: Knex,
+  logger: Logger,
+  opts: KnowledgeFilesOptions = {},
+): { router: FilesRouterOptions; queue: JobQueue } {
+  const blobs = new DirectoryBlobStore(config.files.dir);
+  const nodes = new FilesStore(db);
+  const jobs = new JobStore(db);
+  const idp = config.identityProvider;
+  const directory =
+    opts.directory ??
+    new KeycloakSharingDirectory(
+      { url: idp.url, realm: idp.realm, clientId: idp.clientId, clientSecret: idp.clientSecret },
+      idp.accessCacheSeconds * 1000,
+    );
+  const queue = new JobQueue(
+    PROCESSING_QUEUE,
+    jobs,
+    new FileProcessing(nodes, blobs, opts.processor ?? new PlainTextProcessor()),
+    { ...DEFAULT_QUEUE_SETTINGS, ...opts.queue, concurrency: config.files.concurrency },
+    logger,
+  );
+  const files = new Files({
+    nodes,
+    tree: new FoldersStore(db),
+    sharing: new SharingStore(db),
+    jobs,
+    blobs,
+    directory,
+    attempts: config.files.attempts,
+    queued: () => queue.kick(),
+  });
+  return { router: { files, blobs, maxBytes: config.files.maxBytes }, queue };
+}
