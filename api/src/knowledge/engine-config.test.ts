@@ -12,7 +12,7 @@ describe('readKnowledgeEngineConfig', function () {
     assert.deepEqual(read({}), {
       config: {
         localModelDir: '/var/lib/aiplane/models/all-minilm-l6-v2',
-        embeddingBatchSize: 16,
+        embeddingBatchSize: 8,
         embeddingThreads: 0,
         maxFileBytes: 50 * 2 ** 20,
         maxChunksPerFile: 5000,

@@ -5,7 +5,7 @@ import type { EncoderOptions } from './minilm-encoder.js';
 /** The local model's id in collections and in the `/v1/embeddings` shape. */
 export const LOCAL_EMBEDDING_MODEL = 'all-MiniLM-L6-v2';
 /** Texts per model call (padding and attention grow with the longest text of a batch). */
-export const DEFAULT_EMBEDDING_BATCH = 16;
+export const DEFAULT_EMBEDDING_BATCH = 8;
 
 export interface LocalEmbedderOptions extends EncoderOptions {
   /** Texts per model call (default {@link DEFAULT_EMBEDDING_BATCH}). */
