@@ -51,7 +51,7 @@ function newWorker(workerData: EncoderOptions): Worker {
  * all-MiniLM-L6-v2 in ONNX Runtime, in a worker thread of its own (the binding's run blocks the
  * thread it is called on). Calls are cut into batches of `batchSize` texts, and one batch is in
  * the worker at a time, taken from the pending calls in turn: a search query waits for at most
- * one batch of an ingestion, not for the whole file. Vectors are mean-pooled and unit length,
+ * the one batch of an ingestion that is running, not for the whole file. Vectors are mean-pooled and unit length,
  * as sentence-transformers gives them; texts past 256 tokens are truncated (docs/adr/0031).
  * A worker that dies fails what it was doing; the next call starts a new one.
  */
@@ -131,18 +131,17 @@ export class LocalEmbedder implements Embedder {
     worker.on('exit', (code) => this.onExit(worker, `exited with code ${code}`));
   }
 
-  /** Sends the next batch when none is in the worker: the queue's head, which then goes last. */
+  /**
+   * Sends the next batch when none is in the worker: the first batch of the queue's head. A
+   * call with batches left goes back to the queue's end when its batch is answered, so calls
+   * made meanwhile come before its next batch.
+   */
   private pump(): void {
     if (this.inFlight || this.closed) return;
-    const call = this.queue.shift();
+    const call = this.queue[0];
     if (!call) return;
-    const batch = call.batches.shift();
-    if (!batch) return;
-    if (call.batches.length > 0) this.queue.push(call);
     if (!this.worker) {
-      // The last one died: start another, then go on.
-      this.queue.unshift(call);
-      call.batches.unshift(batch);
+      // The last worker died: start another, then go on.
       this.inFlight = { id: 0, call, start: -1 };
       spawn(this.opts).then(
         ({ worker }) => {
@@ -158,6 +157,8 @@ export class LocalEmbedder implements Embedder {
       );
       return;
     }
+    this.queue.shift();
+    const batch = call.batches.shift() as { start: number; texts: string[] };
     const id = this.nextId++;
     this.inFlight = { id, call, start: batch.start };
     this.worker.postMessage({ type: 'embed', id, texts: batch.texts } satisfies WorkerRequest);
@@ -182,6 +183,8 @@ export class LocalEmbedder implements Embedder {
       if (call.left === 0) {
         call.done = true;
         call.resolve(call.out);
+      } else if (call.batches.length > 0) {
+        this.queue.push(call);
       }
     }
     this.pump();
