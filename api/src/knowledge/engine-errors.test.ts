@@ -13,94 +13,38 @@ import { MalformedBackendAnswer } from './openai-embedder.js';
 import { RerankBadRequest } from './reranker.js';
 
 describe('engineApiError: the engines’ failures as the platform’s answers', function () {
-  const cases: [string, unknown, 'embed' | 'rerank', string, number][] = [
-    [
-      'a bad rerank request',
-      new RerankBadRequest('documents must not be empty'),
-      'rerank',
-      'rerank_bad_request',
-      400,
+  /** For each answer, the failures that get it: [what, error, context]. */
+  const answers: Record<string, [string, unknown, 'embed' | 'rerank'][]> = {
+    '400 rerank_bad_request': [
+      ['a bad rerank request', new RerankBadRequest('documents must not be empty'), 'rerank'],
+      ['a rerank backend’s 400', new BackendFailure(400, 'too many tokens'), 'rerank'],
+      ['a rerank backend’s 422', new BackendFailure(422, 'bad'), 'rerank'],
     ],
-    [
-      'a rerank backend’s 400',
-      new BackendFailure(400, 'too many tokens'),
-      'rerank',
-      'rerank_bad_request',
-      400,
+    '503 model_backend_unavailable': [
+      ['an unreachable backend', new BackendFailure(undefined, 'refused'), 'embed'],
+      ['a timed-out backend', new BackendFailure(undefined, 'slow', true), 'rerank'],
+      ['a rate-limited backend', new BackendFailure(429, 'slow down'), 'embed'],
+      ['an overloaded backend', new BackendFailure(503, 'busy'), 'rerank'],
+      ['a failing backend', new BackendFailure(500, 'boom'), 'embed'],
+      ['a local model that cannot run', new LocalEmbedderError('worker exited'), 'embed'],
     ],
-    ['a rerank backend’s 422', new BackendFailure(422, 'bad'), 'rerank', 'rerank_bad_request', 400],
-    [
-      'an embeddings backend’s 400',
-      new BackendFailure(400, 'bad'),
-      'embed',
-      'model_backend_error',
-      502,
+    '502 model_backend_error': [
+      ['an embeddings backend’s 400', new BackendFailure(400, 'bad'), 'embed'],
+      ['a backend refusing our key', new BackendFailure(401, 'bad key sk-123'), 'embed'],
+      ['a backend answering nonsense', new MalformedBackendAnswer('no data'), 'embed'],
     ],
-    [
-      'an unreachable backend',
-      new BackendFailure(undefined, 'refused'),
-      'embed',
-      'model_backend_unavailable',
-      503,
-    ],
-    [
-      'a timed-out backend',
-      new BackendFailure(undefined, 'slow', true),
-      'rerank',
-      'model_backend_unavailable',
-      503,
-    ],
-    [
-      'a rate-limited backend',
-      new BackendFailure(429, 'slow down'),
-      'embed',
-      'model_backend_unavailable',
-      503,
-    ],
-    [
-      'an overloaded backend',
-      new BackendFailure(503, 'busy'),
-      'rerank',
-      'model_backend_unavailable',
-      503,
-    ],
-    [
-      'a failing backend',
-      new BackendFailure(500, 'boom'),
-      'embed',
-      'model_backend_unavailable',
-      503,
-    ],
-    [
-      'a backend refusing our key',
-      new BackendFailure(401, 'bad key sk-123'),
-      'embed',
-      'model_backend_error',
-      502,
-    ],
-    [
-      'a backend answering nonsense',
-      new MalformedBackendAnswer('no data'),
-      'embed',
-      'model_backend_error',
-      502,
-    ],
-    [
-      'a local model that cannot run',
-      new LocalEmbedderError('worker exited'),
-      'embed',
-      'model_backend_unavailable',
-      503,
-    ],
-    ['a file over the size limit', new FileTooLarge('too big'), 'embed', 'request_too_large', 413],
-  ];
-  for (const [what, err, context, code, status] of cases) {
-    it(`answers ${status} ${code} for ${what}`, function () {
-      const got = engineApiError(err, context);
-      assert.ok(got instanceof ApiError);
-      assert.equal(got.code, code);
-      assert.equal(got.status, status);
-    });
+    '413 request_too_large': [['a file over the size limit', new FileTooLarge('big'), 'embed']],
+  };
+  for (const [answer, failures] of Object.entries(answers)) {
+    const [status, code] = answer.split(' ');
+    for (const [what, err, context] of failures) {
+      it(`answers ${answer} for ${what}`, function () {
+        const got = engineApiError(err, context);
+        assert.ok(got instanceof ApiError);
+        assert.equal(got.code, code);
+        assert.equal(got.status, Number(status));
+      });
+    }
   }
 
   it('does not repeat what a backend said when it refused the platform’s credentials', function () {

@@ -1,11 +1,5 @@
 import { MalformedBackendAnswer, postJson, type RemoteBackendOptions } from './openai-embedder.js';
-import {
-  bestFirst,
-  checkRerankRequest,
-  type Reranker,
-  type RerankRequest,
-  type RerankResult,
-} from './reranker.js';
+import { bestFirst, CheckedReranker, type RerankRequest, type RerankResult } from './reranker.js';
 
 /**
  * A reranker backend of the model catalogue (mode `rerank`) speaking the common `/rerank`
@@ -14,15 +8,15 @@ import {
  * The request is checked first, so a bad one never reaches the backend; the answer is checked
  * too (every index a document's, once) and put best first.
  */
-export class RemoteReranker implements Reranker {
-  readonly model: string;
-
+export class RemoteReranker extends CheckedReranker {
   constructor(private readonly opts: RemoteBackendOptions) {
-    this.model = opts.model;
+    super(opts.model);
   }
 
-  async rerank(req: RerankRequest, signal?: AbortSignal): Promise<RerankResult[]> {
-    const { query, documents, topN } = checkRerankRequest(req);
+  protected async rank(
+    { query, documents, topN }: RerankRequest,
+    signal?: AbortSignal,
+  ): Promise<RerankResult[]> {
     const answer = await postJson(
       this.opts,
       'rerank',

@@ -73,25 +73,32 @@ export function bestFirst(scores: readonly number[], topN: number | undefined): 
     .slice(0, topN ?? scores.length);
 }
 
+/** A reranker whose every request is checked (checkRerankRequest) before it ranks. */
+export abstract class CheckedReranker implements Reranker {
+  constructor(readonly model: string) {}
+
+  async rerank(req: RerankRequest, signal?: AbortSignal): Promise<RerankResult[]> {
+    return this.rank(checkRerankRequest(req), signal);
+  }
+
+  /** Best first, at most `topN`, for a checked request. */
+  protected abstract rank(req: RerankRequest, signal?: AbortSignal): Promise<RerankResult[]>;
+}
+
 /**
  * The local default: a bi-encoder fallback, not a cross-encoder. It scores each document by
  * the cosine between its embedding and the query's, with the local embedding model. Over
  * chunks found with the same model it keeps their order and only cuts to `top_n`; a
  * cross-encoder behind `/rerank` (RemoteReranker) is what reorders for real (docs/adr/0031).
  */
-export class LocalReranker implements Reranker {
-  readonly model: string;
-
+export class LocalReranker extends CheckedReranker {
   constructor(private readonly embedder: Embedder) {
-    this.model = embedder.model;
+    super(embedder.model);
   }
 
-  async rerank(req: RerankRequest, signal?: AbortSignal): Promise<RerankResult[]> {
-    const { query, documents, topN } = checkRerankRequest(req);
-    const [q, ...docs] = await this.embedder.embed([query, ...documents], signal);
-    return bestFirst(
-      docs.map((d) => cosine(q as Float32Array, d)),
-      topN,
-    );
+  protected async rank(req: RerankRequest, signal?: AbortSignal): Promise<RerankResult[]> {
+    const [query, ...documents] = await this.embedder.embed([req.query, ...req.documents], signal);
+    const scores = documents.map((d) => cosine(query as Float32Array, d));
+    return bestFirst(scores, req.topN);
   }
 }
