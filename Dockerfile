@@ -8,7 +8,10 @@
 # The bundle is plain JavaScript: a multi-platform build bundles once, on the builder's platform.
 FROM --platform=$BUILDPLATFORM node:22-bookworm-slim AS build
 WORKDIR /src
-ENV npm_config_update_notifier=false
+# onnxruntime-node: its CPU binaries are in the npm tarball; its postinstall would fetch CUDA
+# libraries (docs/adr/0031).
+ENV npm_config_update_notifier=false \
+    ONNXRUNTIME_NODE_INSTALL=skip
 # Manifests first: the dependency layer stays cached until one of them changes. npm ci needs
 # every workspace's package.json, but installs only the bundled workspaces' dependencies and
 # the root's dev dependencies (esbuild, and tsx to run the bundler).

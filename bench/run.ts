@@ -1,9 +1,11 @@
 // `make bench`: starts the local environment once and runs each benchmark (or those named
-// on the command line). Results: bench/results/<name>.json.
+// on the command line); those that need no environment run first, without it. Results:
+// bench/results/<name>.json.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalEnvironment } from '@aiplane/hack';
+import { embeddingsThroughput } from './embeddings.js';
 import { mcpServers } from './mcp-servers.js';
 import { runtimeReconcile } from './runtime-reconcile.js';
 import { gatewayOverhead } from './gateway.js';
@@ -19,21 +21,30 @@ const BENCHMARKS: Record<string, (env: LocalEnvironment) => Promise<void>> = {
   messages: (env) => messagesOverhead(env),
   'collection-search': (env) => collectionSearch(env),
 };
+/** Benchmarks of an engine alone (the local model), with no environment. */
+const STANDALONE: Record<string, () => Promise<void>> = {
+  embeddings: () => embeddingsThroughput(),
+};
 
 const wanted = process.argv.slice(2);
-const names = wanted.length > 0 ? wanted : Object.keys(BENCHMARKS);
-const unknown = names.filter((n) => !BENCHMARKS[n]);
+const known = [...Object.keys(STANDALONE), ...Object.keys(BENCHMARKS)];
+const names = wanted.length > 0 ? wanted : known;
+const unknown = names.filter((n) => !known.includes(n));
 if (unknown.length > 0) {
-  console.error(
-    `unknown benchmark(s): ${unknown.join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')}`,
-  );
+  console.error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${known.join(', ')}`);
   process.exit(2);
 }
+for (const name of names.filter((n) => STANDALONE[n])) {
+  console.log(`== ${name}`);
+  await STANDALONE[name]?.();
+}
+const withEnvironment = names.filter((n) => BENCHMARKS[n]);
+if (withEnvironment.length === 0) process.exit(0);
 const dir = mkdtempSync(join(tmpdir(), 'aiplane-bench-'));
 const env = new LocalEnvironment(dir);
 try {
   await env.start();
-  for (const name of names) {
+  for (const name of withEnvironment) {
     console.log(`== ${name}`);
     await BENCHMARKS[name]?.(env);
   }

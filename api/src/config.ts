@@ -1,6 +1,10 @@
 import { isAbsolute } from 'node:path';
 import { ConfigError } from '@aiplane/lib';
 import { readInt, readServiceConfig, type ServiceConfig } from '@aiplane/lib/service';
+import {
+  type KnowledgeEngineConfig,
+  readKnowledgeEngineConfig,
+} from './knowledge/engine-config.js';
 
 /** The API's configuration: the shared settings and where it listens; read once, frozen. */
 export interface ApiConfig extends ServiceConfig {
@@ -56,6 +60,8 @@ export interface ApiConfig extends ServiceConfig {
     /** Backend calls one agent request may make, tool rounds included (default 10). */
     readonly agentMaxSteps: number;
   };
+  /** Embeddings, extraction, chunking and their limits (docs/adr/0031). */
+  readonly knowledgeEngines: KnowledgeEngineConfig;
 }
 
 export { ConfigError };
@@ -154,8 +160,18 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     gatewayUrl: gatewayUrlOf(env, shared.mcp.gatewayPublicUrl, problems),
     agentMaxSteps: readInt(env, 'AIPLANE_AGENT_MAX_STEPS', 10, { min: 1, max: 100 }, problems),
   });
+  const knowledgeEngines = readKnowledgeEngineConfig(env, dir, problems);
   if (problems.length > 0) throw new ConfigError(problems);
-  return Object.freeze({ ...shared, host, port, modelStore, files, metricsPort, inference });
+  return Object.freeze({
+    ...shared,
+    host,
+    port,
+    modelStore,
+    files,
+    metricsPort,
+    inference,
+    knowledgeEngines,
+  });
 }
 
 /** `AIPLANE_GATEWAY_INTERNAL_URL` (an http(s) URL), else the gateway's public URL. */

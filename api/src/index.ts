@@ -17,3 +17,34 @@ export {
   type ProcessableFile,
   type ProcessingResult,
 } from './knowledge/files-processor.js';
+// The knowledge engines (docs/adr/0031): embeddings, extraction, chunking, reranking.
+export { cosine, type Embedder } from './knowledge/embedder.js';
+export {
+  LOCAL_EMBEDDING_MODEL,
+  LocalEmbedder,
+  type LocalEmbedderOptions,
+} from './knowledge/local-embedder.js';
+export { MINILM_MAX_TOKENS, MiniLmEncoder } from './knowledge/minilm-encoder.js';
+export { MalformedBackendAnswer, OpenAiEmbedder } from './knowledge/openai-embedder.js';
+export {
+  checkRerankRequest,
+  LocalReranker,
+  RerankBadRequest,
+  type Reranker,
+  type RerankRequest,
+  type RerankResult,
+} from './knowledge/reranker.js';
+export { RemoteReranker } from './knowledge/remote-reranker.js';
+export { extractText, type DocumentFormat, type ExtractedText } from './knowledge/extract.js';
+export { type Chunk, chunkText } from './knowledge/chunker.js';
+export {
+  engineApiError,
+  ExtractionFailed,
+  FileTooLarge,
+  TooManyChunks,
+  UnsupportedFileType,
+} from './knowledge/engine-errors.js';
+export {
+  type KnowledgeEngineConfig,
+  readKnowledgeEngineConfig,
+} from './knowledge/engine-config.js';

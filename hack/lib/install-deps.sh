@@ -37,7 +37,9 @@ fi
 # npm: reinstall only when package-lock.json is newer than the installed tree.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "installing npm packages (npm ci)" >&2
-  npm ci --no-audit --no-fund --loglevel=error >&2
+  # onnxruntime-node ships its CPU binaries in the npm tarball; its postinstall would fetch
+  # CUDA libraries from outside the npm registry (docs/adr/0031).
+  ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error >&2
 fi
 
 # The vendor's command-line tool (test/integration/claude-code-cli.test.ts): its native binary is

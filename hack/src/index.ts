@@ -63,6 +63,12 @@ export {
   startOpenAiTestBackend,
 } from './openai-test-backend.js';
 export {
+  type EmbeddingsTestBackend,
+  type EmbeddingsTestBackendOptions,
+  type EmbeddingsTestRequest,
+  startEmbeddingsTestBackend,
+} from './embeddings-test-backend.js';
+export {
   type LiteLlmMockModel,
   type LiteLlmMockToolCall,
   type LiteLlmProxy,

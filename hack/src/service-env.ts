@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { EnvironmentInfo } from './environment.js';
+import { miniLmDir } from './paths.js';
 import { COMPONENTS } from './image/components.js';
 import { startFromSource, type ManagedProcess } from './process.js';
 
@@ -43,6 +44,8 @@ export function apiEnv(info: EnvironmentInfo, databaseUrl: string): Record<strin
     AIPLANE_IDP_CLIENT_ID: kc.clients.api.clientId,
     AIPLANE_IDP_CLIENT_SECRET: kc.clients.api.clientSecret,
     AIPLANE_CREDENTIAL_KEYS: info.credentialKeys,
+    // The local embedding model as hack/lib/install-models.sh extracts it (docs/adr/0031).
+    AIPLANE_EMBEDDING_MODEL_DIR: miniLmDir(),
   };
 }
 

@@ -166,6 +166,23 @@ export const ERROR_CODES = {
     description: 'only the agent’s creator or a platform admin may change or delete it',
   },
 
+  // Knowledge engines: embeddings, reranker (spec: core-api.md, Errors; docs/adr/0031)
+  rerank_bad_request: {
+    status: 400,
+    description:
+      'the rerank query is empty or not a string, or the document list is empty, too long or holds a non-string (the message names the field)',
+  },
+  model_backend_unavailable: {
+    status: 503,
+    description:
+      'the embedding or rerank model did not answer, was overloaded, rate limited or timed out after the retries; retry',
+  },
+  model_backend_error: {
+    status: 502,
+    description:
+      'the embedding or rerank backend refused the platform’s request or credentials, or answered something unreadable',
+  },
+
   // MCP management and gateway (spec: tenants-and-mcp.md, Errors)
   mcp_server_address_invalid: {
     status: 400,

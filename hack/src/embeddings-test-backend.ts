@@ -1,0 +1,141 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Embedder, RerankBadRequest, type Reranker } from '@aiplane/api';
+
+/** One request the backend received. */
+export interface EmbeddingsTestRequest {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: unknown;
+}
+
+export interface EmbeddingsTestBackendOptions {
+  /** Serves `POST /v1/embeddings` with it (the local model, in the tests). */
+  embedder: Embedder;
+  /** Serves `POST /v1/rerank` with it. */
+  reranker: Reranker;
+  /** When set, every request must carry `Authorization: Bearer <apiKey>` (else 401). */
+  apiKey?: string;
+}
+
+export interface EmbeddingsTestBackend {
+  /** `http://127.0.0.1:<port>/v1`: what a catalogue entry's base_url is. */
+  baseUrl: string;
+  requests: EmbeddingsTestRequest[];
+  /** The next `count` requests answer `status` with an error body. */
+  failNext(count: number, status: number): void;
+  /** The next embeddings answer is this body instead of the real one (a broken backend). */
+  answerNext(body: unknown): void;
+  close(): Promise<void>;
+}
+
+/**
+ * TEST SUPPORT: a real model behind the wire shapes of the backends the platform calls, on
+ * loopback, so the remote clients are proven against the local engines (docs/adr/0031):
+ *
+ * - `POST /v1/embeddings` `{model, input}` (a string or a list of strings) answers
+ *   `{object: "list", data: [{object: "embedding", index, embedding}], model, usage}` with the
+ *   data listed LAST TEXT FIRST, so a client that ignores `index` gets the vectors wrong.
+ * - `POST /v1/rerank` (and `/rerank`) `{model, query, documents, top_n}` answers
+ *   `{results: [{index, relevance_score}]}` best first, as Cohere and Jina do; a request the
+ *   reranker refuses answers 400 `{error: {message}}`, as such backends do.
+ */
+export async function startEmbeddingsTestBackend(
+  opts: EmbeddingsTestBackendOptions,
+): Promise<EmbeddingsTestBackend> {
+  const requests: EmbeddingsTestRequest[] = [];
+  let failures = { count: 0, status: 503 };
+  const answers: unknown[] = [];
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) json(res, 500, { error: { message: (err as Error).message } });
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    let body: unknown;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      json(res, 400, { error: { message: 'the body is not JSON' } });
+      return;
+    }
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    requests.push({ path, headers: req.headers, body });
+    if (opts.apiKey !== undefined && req.headers.authorization !== `Bearer ${opts.apiKey}`) {
+      json(res, 401, { error: { message: 'invalid api key' } });
+      return;
+    }
+    if (failures.count > 0) {
+      failures.count -= 1;
+      json(res, failures.status, { error: { message: `injected failure ${failures.status}` } });
+      return;
+    }
+    if (req.method === 'POST' && path === '/v1/embeddings') {
+      const { model, input } = (body ?? {}) as { model?: unknown; input?: unknown };
+      const texts = typeof input === 'string' ? [input] : input;
+      if (!Array.isArray(texts) || !texts.every((t) => typeof t === 'string')) {
+        json(res, 400, { error: { message: 'input must be a string or a list of strings' } });
+        return;
+      }
+      if (answers.length > 0) {
+        json(res, 200, answers.shift());
+        return;
+      }
+      const vectors = await opts.embedder.embed(texts);
+      const data = vectors
+        .map((v, index) => ({ object: 'embedding', index, embedding: Array.from(v) }))
+        .reverse();
+      json(res, 200, {
+        object: 'list',
+        data,
+        model: typeof model === 'string' ? model : opts.embedder.model,
+        usage: { prompt_tokens: 0, total_tokens: 0 },
+      });
+      return;
+    }
+    if (req.method === 'POST' && (path === '/v1/rerank' || path === '/rerank')) {
+      const { query, documents, top_n } = (body ?? {}) as Record<string, unknown>;
+      try {
+        const results = await opts.reranker.rerank({
+          query: query as string,
+          documents: documents as string[],
+          topN: top_n as number | undefined,
+        });
+        json(res, 200, {
+          results: results.map((r) => ({ index: r.index, relevance_score: r.relevanceScore })),
+        });
+      } catch (err) {
+        if (!(err instanceof RerankBadRequest)) throw err;
+        json(res, 400, { error: { message: err.message } });
+      }
+      return;
+    }
+    json(res, 404, { error: { message: `no route ${req.method} ${path}` } });
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    failNext(count, status) {
+      failures = { count, status };
+    },
+    answerNext(answer) {
+      answers.push(answer);
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((err) => (err ? reject(err) : resolve()));
+      }),
+  };
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
