@@ -25,6 +25,8 @@ import type { ResourceProfiles } from './inference/resource-profiles.js';
 import { modelInstallerRouter } from './inference/downloads/download-routes.js';
 import type { ModelDownloads } from './inference/downloads/downloads.js';
 import { filesRouter, type FilesRouterOptions } from './knowledge/files-routes.js';
+import type { CollectionSearch } from './knowledge/collection-search.js';
+import { collectionsRouter } from './knowledge/collections-routes.js';
 import { foldersRouter } from './knowledge/folders-routes.js';
 import { apiKeysRouter } from './keys/routes.js';
 import type { McpOAuthLinking } from './mcp/oauth/oauth-linking.js';
@@ -73,6 +75,8 @@ export interface AppDeps {
   messages: Messages;
   /** Files and folders with sharing (docs/adr/0032). */
   files: FilesRouterOptions;
+  /** Collection search (docs/adr/0033). */
+  collectionSearch: CollectionSearch;
   /** Readiness beyond the process being up (database reachable, …). */
   ready?: () => Promise<boolean>;
 }
@@ -113,6 +117,10 @@ export function createApp(deps: AppDeps): Express {
   v1.use('/models', modelCatalogueRouter({ catalogue: deps.models }));
   v1.use('/files', filesRouter(deps.files));
   v1.use('/folders', foldersRouter(deps.files));
+  v1.use(
+    '/collections',
+    collectionsRouter({ search: deps.collectionSearch, files: deps.files.files }),
+  );
   app.use('/v1', v1);
   // The vendor-compatible API: its own /v1 below its prefix, its own error shape (spec:
   // Versioning 1; docs/adr/0024).
@@ -147,6 +155,10 @@ export function apiDocument(app: Express): OpenApiDocument {
 
 const API_TAGS = [
   { name: 'me', description: 'The caller.' },
+  {
+    name: 'collections',
+    description: 'Collection search over the organization’s files (docs/adr/0033).',
+  },
   { name: 'api-keys', description: 'Personal API keys.' },
   { name: 'tenants', description: 'Tenant lifecycle administration (platform admins).' },
   { name: 'mcp-servers', description: 'MCP servers and the caller’s credentials for them.' },

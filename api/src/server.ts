@@ -39,6 +39,12 @@ import { TenantStore } from './tenants/store.js';
 import { OrganizationRows } from './tenants/organization-rows.js';
 import { OAuthStateStore } from './mcp/oauth/state-store.js';
 import { knowledgeFiles, type KnowledgeFilesOptions } from './knowledge/files-wiring.js';
+import { CollectionSearch } from './knowledge/collection-search.js';
+import { KnowledgeCollections } from './knowledge/collections.js';
+import { CollectionsStore } from './knowledge/collections-store.js';
+import { IndexingProcessor } from './knowledge/indexing-processor.js';
+import { RemoteReranker } from './knowledge/remote-reranker.js';
+import { LocalReranker } from './knowledge/reranker.js';
 import { attachWebSockets, createApp } from './app.js';
 import type { ApiConfig } from './config.js';
 
@@ -103,7 +109,16 @@ export async function startApi(
     maxFileBytes: config.modelStore.maxFileBytes,
   };
   const downloadWorker = new DownloadWorker(downloadStore, downloadFetch, workerSettings, logger);
-  const files = knowledgeFiles(config, db, logger, opts.files);
+  // Collections (ADR 0033): processed files are indexed with the real engines (ADR 0031).
+  const collections = new KnowledgeCollections({
+    store: new CollectionsStore(db, 'knowledge_nodes'),
+    engines: config.knowledgeEngines,
+    logger,
+  });
+  const files = knowledgeFiles(config, db, logger, {
+    ...opts.files,
+    processor: opts.files?.processor ?? new IndexingProcessor(collections, config.knowledgeEngines),
+  });
   const models = new ModelCatalogue({
     store: new ModelCatalogueStore(db),
     keyring: config.mcp.credentialKeys,
@@ -116,6 +131,29 @@ export async function startApi(
   const backendFetch = createPinnedFetch({ allowLoopback: config.inference.allowLoopbackBackends });
   const clusterFetch = createWorkloadFetch();
   const registry = new Registry();
+  const systemConfig = new SystemConfiguration(new ConfigStore(db));
+  const collectionSearch = new CollectionSearch({
+    store: collections.store,
+    embedderFor: (g) => collections.embedderFor(g),
+    readableBy: (caller) => collections.readableBy(db, caller),
+    settings: async (organizationId) => {
+      const { config: c } = await systemConfig.get(organizationId);
+      if (!c.reranker_enabled || c.reranker_model === null) {
+        return { retrievalK: c.retrieval_k, rerank: undefined };
+      }
+      const backend = await models.backendFor(organizationId, c.reranker_model, 'rerank');
+      const reranker = backend
+        ? new RemoteReranker({
+            baseUrl: backend.baseUrl,
+            model: backend.backendModel,
+            apiKey: backend.apiKey,
+            http: backend.inCluster ? clusterFetch : backendFetch,
+            retryBaseMs: config.inference.retryBaseMs,
+          })
+        : new LocalReranker(await collections.localEmbedder());
+      return { retrievalK: c.retrieval_k, rerank: { reranker, topN: c.rerank_top_n } };
+    },
+  });
   const messages = new Messages({
     catalogue: models,
     agents,
@@ -181,7 +219,7 @@ export async function startApi(
         organizationNamespace(tenants, organizationId) !== undefined,
     },
     translations: new Translations(new TranslationStore(db)),
-    config: new SystemConfiguration(new ConfigStore(db)),
+    config: systemConfig,
     branding: new Branding(new ThemeStore(db)),
     resourceProfiles: new ResourceProfiles(new ResourceProfileStore(db)),
     logo: new BrandingLogo(new LogoStore(db)),
@@ -194,6 +232,7 @@ export async function startApi(
     models,
     messages,
     files: files.router,
+    collectionSearch,
     authenticator: platform.authenticator,
     ready: () => platform.ready(),
   };
@@ -221,6 +260,7 @@ export async function startApi(
       await listening.close();
       await downloadWorker.stop();
       await files.queue.stop();
+      await collections.close();
       await downloadFetch.close();
       await metricsServer?.close();
       await cleanup.stop();

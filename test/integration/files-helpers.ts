@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { waitFor } from '@aiplane/hack';
 import { call, ORG_SCOPE, replyOf, tokenFor, type DevUser, type Reply } from './api-helpers.js';
 import type { Call } from './fixtures/index.js';
+import { kcAdmin } from './keycloak-admin.js';
 
 export interface FileNode {
   id: string;
@@ -135,4 +136,32 @@ export async function fileWithStatus(who: Acting, id: string, status: string): P
 /** A name no other run's file has. */
 export function unique(prefix: string): string {
   return `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** Creates a group of the organization (Keycloak organization groups); its id. */
+export async function createGroup(organizationId: string, name: string): Promise<string> {
+  const res = await kcAdmin(`/organizations/${organizationId}/groups`, {
+    method: 'POST',
+    body: { name },
+  });
+  assert.equal(res.status, 201, await res.text());
+  const id = res.headers.get('location')?.split('/').pop();
+  assert.ok(id);
+  return id;
+}
+
+export async function setGroupMember(
+  organizationId: string,
+  groupId: string,
+  userId: string,
+  member: boolean,
+) {
+  const res = await kcAdmin(
+    `/organizations/${organizationId}/groups/${groupId}/members/${userId}`,
+    {
+      method: member ? 'PUT' : 'DELETE',
+      body: member ? {} : undefined,
+    },
+  );
+  assert.ok(res.ok, `${res.status} ${await res.text()}`);
 }

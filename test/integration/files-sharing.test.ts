@@ -15,9 +15,11 @@ import {
   acting,
   type Acting,
   createFolder,
+  createGroup,
   type FileNode,
   fileWithStatus,
   namesIn,
+  setGroupMember,
   shareWith,
   unique,
   uploadText,
@@ -25,34 +27,6 @@ import {
 import { kcAdmin, setPermissionsIn } from './keycloak-admin.js';
 
 const NAME = 'files-sharing';
-
-/** Creates a group of the organization (Keycloak organization groups); its id. */
-async function createGroup(organizationId: string, name: string): Promise<string> {
-  const res = await kcAdmin(`/organizations/${organizationId}/groups`, {
-    method: 'POST',
-    body: { name },
-  });
-  assert.equal(res.status, 201, await res.text());
-  const id = res.headers.get('location')?.split('/').pop();
-  assert.ok(id);
-  return id;
-}
-
-async function setGroupMember(
-  organizationId: string,
-  groupId: string,
-  userId: string,
-  member: boolean,
-) {
-  const res = await kcAdmin(
-    `/organizations/${organizationId}/groups/${groupId}/members/${userId}`,
-    {
-      method: member ? 'PUT' : 'DELETE',
-      body: member ? {} : undefined,
-    },
-  );
-  assert.ok(res.ok, `${res.status} ${await res.text()}`);
-}
 
 describe('files sharing: nobody sees what was not shared with them; user and group shares, recursive folder shares, revocation at once, scopes, the RAG picker', function () {
   this.timeout(120_000);

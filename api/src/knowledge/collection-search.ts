@@ -8,6 +8,8 @@ import type {
   MetadataFilter,
   ReadableFiles,
 } from './collections-store.js';
+import type { Reranker } from './reranker.js';
+import type { Caller } from './sharing-store.js';
 
 const FilterSchema = Type.Object(
   {
@@ -111,20 +113,11 @@ export interface QueryEmbedder {
   embed(texts: string[]): Promise<ArrayLike<number>[]>;
 }
 
-/** What search needs of a reranker: scores for documents against a query. */
-export interface SearchReranker {
-  rerank(
-    query: string,
-    documents: string[],
-    topN: number,
-  ): Promise<{ index: number; score: number }[]>;
-}
-
 /** Retrieval settings of the organization (`/v1/config`). */
 export interface RetrievalSettings {
   retrievalK: number;
   /** Set when the reranker is enabled: it then keeps this many (or retrievalK). */
-  rerank: { reranker: SearchReranker; topN: number | null } | undefined;
+  rerank: { reranker: Reranker; topN: number | null } | undefined;
 }
 
 /** Candidates given to the reranker per result kept: it reorders a wider net. */
@@ -143,8 +136,8 @@ export class CollectionSearch {
       /** The embedder a generation was written with (by its `embeddingModel`). */
       embedderFor: (generation: CollectionGeneration) => Promise<QueryEmbedder>;
       settings: (organizationId: string) => Promise<RetrievalSettings>;
-      /** Names of the files' chunks (the files table's name column, by id). */
-      fileNames: (ids: string[]) => Promise<Map<string, string>>;
+      /** The search condition for what a caller may read (owned or shared files). */
+      readableBy: (caller: Caller) => ReadableFiles;
     },
   ) {}
 
@@ -152,8 +145,9 @@ export class CollectionSearch {
     organizationId: string,
     name: string,
     request: { query: string; filters: MetadataFilter[] },
-    readable: ReadableFiles,
+    caller: Caller,
   ): Promise<CollectionSearchAnswer> {
+    const readable = this.opts.readableBy(caller);
     const generation = await this.opts.store.active(organizationId, name);
     if (!generation) {
       throw new ApiError(
@@ -177,18 +171,18 @@ export class CollectionSearch {
       wanted,
     );
     if (settings.rerank && hits.length > 0) {
-      const ranked = await settings.rerank.reranker.rerank(
-        request.query,
-        hits.map((h) => h.text),
-        keep,
-      );
+      const ranked = await settings.rerank.reranker.rerank({
+        query: request.query,
+        documents: hits.map((h) => h.text),
+        topN: keep,
+      });
       hits = ranked.flatMap((r) => {
         const hit = hits[r.index];
-        return hit ? [{ ...hit, score: r.score }] : [];
+        return hit ? [{ ...hit, score: r.relevanceScore }] : [];
       });
     }
     hits = hits.slice(0, keep);
-    const names = await this.opts.fileNames([...new Set(hits.map((h) => h.fileId))]);
+    const names = await this.opts.store.fileNames([...new Set(hits.map((h) => h.fileId))]);
     return {
       collection: name,
       embedding_model: generation.embeddingModel,

@@ -51,7 +51,10 @@ export type MetadataFilter =
   | { field: string; operator: '=='; value: string }
   | { field: string; operator: 'in'; value: string[] };
 
-/** Which files' chunks a search may return: a condition on the files table's alias `f`. */
+/**
+ * Which files' chunks a search may return: adds its conditions (and any CTE it needs) to the
+ * search query, where the files table is aliased `f`.
+ */
 export type ReadableFiles = (query: Knex.QueryBuilder) => void;
 
 export interface ChunkHit {
@@ -217,6 +220,13 @@ export class CollectionsStore {
     await this.db(generation.chunkTable).where({ file_id: fileId }).delete();
   }
 
+  /** The current names of files, by id. */
+  async fileNames(ids: string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db(this.filesTable).whereIn('id', ids).select('id', 'name');
+    return new Map(rows.map((r: { id: string; name: string }) => [r.id, r.name]));
+  }
+
   async countChunks(generation: CollectionGeneration): Promise<number> {
     const [row] = await this.db(generation.chunkTable).count<{ count: string }[]>('* as count');
     return Number(row?.count ?? 0);
@@ -248,8 +258,8 @@ export class CollectionsStore {
           'c.text',
           'c.metadata',
           trx.raw('c.embedding <=> ?::vector as distance', [vector]),
-        )
-        .where(readable);
+        );
+      readable(q);
       for (const f of filters) {
         const values = f.operator === '==' ? [f.value] : f.value;
         // Containment uses the GIN index; `in` is an OR of containments.

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { FileRefused } from './engine-errors.js';
 import { readAll } from './files-blob-store.js';
 
 /** The file a processor is given: what was uploaded, and its bytes on demand. */
@@ -21,10 +22,11 @@ export interface ProcessingResult {
 }
 
 /**
- * A file that processing refuses for good (not text, empty, a format no extractor reads): it is
- * `failed` with this message at once, without retries.
+ * A file that processing refuses for good (not text, empty, a format no extractor reads, too
+ * large): it is `failed` with the message at once, without retries. The engines' refusals
+ * (engine-errors.ts) are kinds of it.
  */
-export class FileRefused extends Error {}
+export { FileRefused };
 
 /**
  * Turns an uploaded file into what retrieval searches (docs/adr/0032): extraction, chunking,
