@@ -32,6 +32,13 @@ const withByte = (b: Buffer, at: number, value: number) => {
 };
 
 describe('logo format detection (by content)', function () {
+  // The SVG sanitiser loads jsdom on first use: seconds on a busy machine, and not what these
+  // tests are about.
+  before(async function () {
+    this.timeout(120_000);
+    await prepareLogo(Buffer.from(PLAIN_SVG));
+  });
+
   const png = makePng();
 
   it('recognises PNG and WebP by their signatures and SVG as markup', function () {
