@@ -40,7 +40,7 @@ import { OrganizationRows } from './tenants/organization-rows.js';
 import { OAuthStateStore } from './mcp/oauth/state-store.js';
 import { knowledgeFiles, type KnowledgeFilesOptions } from './knowledge/files-wiring.js';
 import { CollectionSearch } from './knowledge/collection-search.js';
-import { KnowledgeCollections } from './knowledge/collections.js';
+import { DOCUMENTS_COLLECTION, KnowledgeCollections } from './knowledge/collections.js';
 import { CollectionsStore } from './knowledge/collections-store.js';
 import { IndexingProcessor } from './knowledge/indexing-processor.js';
 import { RemoteReranker } from './knowledge/remote-reranker.js';
@@ -155,6 +155,25 @@ export async function startApi(
     },
   });
   const messages = new Messages({
+    retrieval: {
+      passages: async (organizationId, principal, documentIds, query) => {
+        const caller = await files.router.files.caller(principal, organizationId);
+        try {
+          const answer = await collectionSearch.search(
+            organizationId,
+            DOCUMENTS_COLLECTION,
+            { query, filters: [] },
+            caller,
+            documentIds,
+          );
+          return answer.results.map((r) => ({ fileName: r.file_name, text: r.text }));
+        } catch (err) {
+          // No file of the organization was indexed yet: no passages.
+          if (err instanceof ApiError && err.code === 'collection_not_found') return [];
+          throw err;
+        }
+      },
+    },
     catalogue: models,
     agents,
     remoteFetch: backendFetch,

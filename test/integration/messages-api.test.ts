@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import type Anthropic from '@anthropic-ai/sdk';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type ManagedProcess,
@@ -26,6 +28,7 @@ import {
   type Tenant,
 } from './fixtures/index.js';
 import { environment } from './harness.js';
+import { acting, fileWithStatus, shareWith } from './files-helpers.js';
 import { vendorClient, vendorError } from './messages-helpers.js';
 import { startOperatorProcess } from './operator-process.js';
 import { newSecret } from './secrets.js';
@@ -60,6 +63,7 @@ describe('messages API: /anthropic/v1 with the vendor’s own SDK as the client'
   let agentB: string;
   /** The SDK as a vendor client would use it, pointed at the platform; our retries only. */
   let client: Anthropic;
+  let filesDir: string | undefined;
 
   const sdk = (opts: { apiKey?: string; authToken?: string } = {}) =>
     vendorClient(api.url, a.organizationId, opts);
@@ -68,9 +72,11 @@ describe('messages API: /anthropic/v1 with the vendor’s own SDK as the client'
   before(async function () {
     this.timeout(300_000);
     backend = await startOpenAiTestBackend({ apiKey: BACKEND_KEY, models: ['org/echo-7b'] });
+    filesDir = await mkdtemp(join(tmpdir(), 'aiplane-messages-files-'));
     api = await startTestApi('messages-api', {
       AIPLANE_MODELS_ALLOW_LOOPBACK_BACKENDS: 'true',
       AIPLANE_INFERENCE_RETRY_BASE_MS: '20',
+      AIPLANE_FILES_DIR: filesDir,
     });
     operator = startOperatorProcess();
     [a, b] = await provisionTenants(api.url, 'msg-a', 'msg-b');
@@ -117,6 +123,7 @@ describe('messages API: /anthropic/v1 with the vendor’s own SDK as the client'
     if (a) await removeMembers(a.organizationId, ['member']);
     await operator?.stop();
     await Promise.all([api?.close(), backend?.close()]);
+    if (filesDir) await rm(filesDir, { recursive: true, force: true });
   });
 
   describe('messages.create', function () {
@@ -459,6 +466,62 @@ describe('messages API: /anthropic/v1 with the vendor’s own SDK as the client'
   });
 
   describe('agents', function () {
+    it('gives the model the passages of the agent’s documents nearest the question, read with the caller’s access (document_ids)', async function () {
+      const owner = acting(api.url, 'member', a.organizationId);
+      const baker = readFileSync(
+        join(import.meta.dirname, 'fixtures', 'knowledge', 'home-baker.md'),
+      );
+      const up = await owner.upload({
+        folder_id: 'null',
+        file: { data: baker, filename: 'home-baker.md', type: 'text/markdown' },
+      });
+      assert.equal(up.status, 201, up.text);
+      const file = await fileWithStatus(owner, (up.json() as { id: string }).id, 'RAG Available');
+      const made = await memberInA('POST', '/v1/agents', {
+        name: 'baker',
+        instructions: 'You answer baking questions.',
+        model: 'echo',
+        document_ids: [file.id],
+      });
+      assert.equal(made.status, 201, made.text);
+      const agent = made.json() as { id: string; document_ids: string[] };
+      assert.deepEqual(agent.document_ids, [file.id]);
+      const ask = (c: Anthropic) =>
+        c.messages.create({
+          model: `anthropic-agent-${agent.id}`,
+          max_tokens: 50,
+          messages: [{ role: 'user', content: 'How often should I feed my sourdough starter?' }],
+        });
+      const systemOf = () => String(lastChat().messages[0]?.content);
+
+      await ask(client);
+      assert.match(systemOf(), /^You answer baking questions\.\n\nPassages from the documents/);
+      assert.match(systemOf(), /\[1\] home-baker\.md\n/);
+      assert.match(systemOf(), /Feed it twice a day/);
+
+      // Another member of the organization, who may not read the file, gets no passage of it.
+      await addMembers(a.organizationId, ['admin']);
+      try {
+        const stranger = vendorClient(api.url, a.organizationId, {
+          authToken: await tokenFor('admin', ORG_SCOPE),
+        });
+        await ask(stranger);
+        assert.equal(systemOf(), 'You answer baking questions.');
+        const shared = await shareWith(
+          owner,
+          `/v1/files/${file.id}`,
+          'user',
+          keycloak().users.admin.id,
+          'viewer',
+        );
+        assert.ok(shared.status === 200 || shared.status === 201, shared.text);
+        await ask(stranger);
+        assert.match(systemOf(), /Feed it twice a day/);
+      } finally {
+        await removeMembers(a.organizationId, ['admin']);
+      }
+    });
+
     it('makes the agent’s instructions the system prompt and its model the backend', async function () {
       const m = await client.messages.create({
         model: `anthropic-agent-${agentA}`,

@@ -19,8 +19,16 @@ const ServerIds = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
   maxItems: MAX_AGENT_SERVERS,
   uniqueItems: true,
 });
+/** The most files one agent may take its context from. */
+export const MAX_AGENT_DOCUMENTS = 100;
+const DocumentIds = Type.Array(Type.String({ format: 'uuid' }), {
+  maxItems: MAX_AGENT_DOCUMENTS,
+  uniqueItems: true,
+  description:
+    'files whose passages the messages API gives the model as context, read with the caller’s access (docs/adr/0033)',
+});
 export const CreateAgentBody = Type.Object(
-  { ...fields, mcp_server_ids: Type.Optional(ServerIds) },
+  { ...fields, mcp_server_ids: Type.Optional(ServerIds), document_ids: Type.Optional(DocumentIds) },
   { additionalProperties: false, title: 'CreateAgent' },
 );
 export const UpdateAgentBody = Type.Object(
@@ -31,6 +39,8 @@ export const UpdateAgentBody = Type.Object(
     model: fields.model,
     // Omitted or null keeps the list; [] clears it; a list replaces it (spec: Agent link).
     mcp_server_ids: Type.Optional(Nullable(ServerIds)),
+    // Omitted or null keeps the list; [] clears it; a list replaces it.
+    document_ids: Type.Optional(Nullable(DocumentIds)),
   },
   { additionalProperties: false, title: 'UpdateAgent' },
 );
@@ -44,6 +54,7 @@ export const AgentRecordSchema = Type.Object(
     instructions: Nullable(Type.String()),
     model: Nullable(Type.String()),
     mcp_server_ids: Type.Array(Type.String()),
+    document_ids: Type.Array(Type.String({ format: 'uuid' })),
     created_by: Type.String(),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
@@ -62,6 +73,7 @@ function agentRecord(a: Agent): AgentRecord {
     instructions: a.instructions,
     model: a.model,
     mcp_server_ids: a.mcpServerIds,
+    document_ids: a.documentIds,
     created_by: a.createdBy,
     created_at: a.createdAt.toISOString(),
     updated_at: a.updatedAt.toISOString(),
@@ -141,6 +153,7 @@ export function agentsRouter(opts: AgentsRouterOptions): Router {
         instructions: body.instructions ?? null,
         model: body.model ?? null,
         mcpServerIds: ids,
+        documentIds: (body.document_ids ?? []).map((d) => d.toLowerCase()),
       });
       res.status(201).json(agentRecord(agent));
     },
@@ -204,6 +217,9 @@ export function agentsRouter(opts: AgentsRouterOptions): Router {
         ...(body.instructions !== undefined ? { instructions: body.instructions } : {}),
         ...(body.model !== undefined ? { model: body.model } : {}),
         ...(ids !== undefined ? { mcpServerIds: ids } : {}),
+        ...(body.document_ids != null
+          ? { documentIds: body.document_ids.map((d) => d.toLowerCase()) }
+          : {}),
       });
       if (!updated)
         throw new ApiError('agent_not_found', 'no agent of this organization has this id');

@@ -10,6 +10,8 @@ export interface Agent {
   instructions: string | null;
   model: string | null;
   mcpServerIds: string[];
+  /** Files whose chunks are the agent's retrieval context (ADR 0033). */
+  documentIds: string[];
   createdAt: Date;
   updatedAt: Date;
 }
@@ -23,12 +25,14 @@ interface Row {
   instructions: string | null;
   model: string | null;
   mcp_server_ids: string[];
+  document_ids: string[];
   created_at: Date;
   updated_at: Date;
 }
 
 export type AgentFields = Pick<Agent, 'name' | 'description' | 'instructions' | 'model'> & {
   mcpServerIds: string[];
+  documentIds?: string[];
 };
 
 const toAgent = (r: Row): Agent => ({
@@ -40,6 +44,7 @@ const toAgent = (r: Row): Agent => ({
   instructions: r.instructions,
   model: r.model,
   mcpServerIds: r.mcp_server_ids,
+  documentIds: r.document_ids,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -50,6 +55,7 @@ const toRow = (f: Partial<AgentFields>): Record<string, unknown> => ({
   ...(f.instructions !== undefined ? { instructions: f.instructions } : {}),
   ...(f.model !== undefined ? { model: f.model } : {}),
   ...(f.mcpServerIds !== undefined ? { mcp_server_ids: JSON.stringify(f.mcpServerIds) } : {}),
+  ...(f.documentIds !== undefined ? { document_ids: JSON.stringify(f.documentIds) } : {}),
 });
 
 /** Agents of organizations (PostgreSQL); every read and write is scoped by organization. */

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import express, { type RequestHandler, Router } from 'express';
 import type { Logger } from '@aiplane/lib';
-import { bearerOf } from '@aiplane/lib/auth';
+import { bearerOf, principalOf } from '@aiplane/lib/auth';
 import { authenticatedRouter, operation, validator } from '@aiplane/lib/service';
 import {
   AnthropicMessage,
@@ -85,7 +85,13 @@ export function anthropicRouter(opts: {
       },
     },
     async (req, res, { organizationId }) => {
-      await m.create(organizationId, parseMessages(req.body), res, callerCredential(req));
+      await m.create(
+        organizationId,
+        parseMessages(req.body),
+        res,
+        callerCredential(req),
+        principalOf(res),
+      );
     },
   );
 

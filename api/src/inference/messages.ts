@@ -1,6 +1,7 @@
 import type { Response as ExpressResponse } from 'express';
 import { createParser } from 'eventsource-parser';
 import type { Logger } from '@aiplane/lib';
+import type { Principal } from '@aiplane/lib/auth';
 import type { LeanResponse, PinnedFetch } from '@aiplane/lib/mcp';
 import { isUuid } from '@aiplane/lib/service';
 import type { Agent } from '../agents/store.js';
@@ -46,6 +47,11 @@ export interface MessagesOptions {
   remoteFetch: Pick<PinnedFetch, 'request'>;
   /** Dials in-cluster backends (marked so by a platform admin). */
   clusterFetch: Pick<PinnedFetch, 'request'>;
+  /**
+   * Passages of an agent's documents nearest the caller's question, read with the caller's
+   * access (the knowledge domain's collection search; ADR 0033).
+   */
+  retrieval?: AgentRetrieval;
   /** The catalogue's tokenizer.json files, for count_tokens. */
   tokenizers: Pick<Tokenizers, 'counter'>;
   requestTimeoutMs: number;
@@ -56,6 +62,45 @@ export interface MessagesOptions {
   agentTools: AgentTools;
   /** Backend calls one agent request may make (tool rounds included). */
   agentMaxSteps: number;
+}
+
+/** Passages of files for an agent's context (ADR 0033). */
+export interface AgentRetrieval {
+  passages(
+    organizationId: string,
+    principal: Principal,
+    documentIds: string[],
+    query: string,
+  ): Promise<{ fileName: string; text: string }[]>;
+}
+
+/** The text of the request's last user turn: what retrieval looks for. */
+export function lastUserText(req: MessagesRequest): string {
+  for (let i = req.messages.length - 1; i >= 0; i--) {
+    const m = req.messages[i];
+    if (m?.role !== 'user') continue;
+    if (typeof m.content === 'string') return m.content;
+    return m.content
+      .flatMap((b) => (b.type === 'text' ? [b.text] : []))
+      .join('\n')
+      .trim();
+  }
+  return '';
+}
+
+/** The agent's instructions followed by the passages, numbered, with their files' names. */
+export function withContext(
+  instructions: string,
+  passages: { fileName: string; text: string }[],
+): string {
+  if (passages.length === 0) return instructions;
+  const context = passages.map((p, i) => `[${i + 1}] ${p.fileName}\n${p.text}`).join('\n\n');
+  return [
+    instructions,
+    `Passages from the documents you were given (use them when they answer the question, and name the file):\n\n${context}`,
+  ]
+    .filter((t) => t !== '')
+    .join('\n\n');
 }
 
 /** What a model id names: the backend, and the agent when it is one. */
@@ -166,6 +211,7 @@ export class Messages {
     req: MessagesRequest,
     res: ExpressResponse,
     caller: CallerCredential,
+    principal?: Principal,
   ): Promise<void> {
     const started = performance.now();
     const target = await this.resolve(organizationId, req.model);
@@ -177,7 +223,7 @@ export class Messages {
       if (!res.writableFinished) gone.abort(new Error('the client went away'));
     });
     const signal = AbortSignal.any([gone.signal, AbortSignal.timeout(this.opts.requestTimeoutMs)]);
-    const instructions = target.agent?.instructions ?? '';
+    const instructions = await this.instructionsOf(organizationId, target.agent, req, principal);
     // Translated (and refused when it cannot be) before any session with the agent's servers
     // is opened; the agent's tools are added to it after.
     const body = toOpenAiRequest(req, {
@@ -205,6 +251,30 @@ export class Messages {
     } finally {
       await toolbox?.close();
     }
+  }
+
+  /**
+   * The agent's instructions, with the passages of its documents nearest the question when it
+   * has documents (read as the caller: a file they may not read gives nothing).
+   */
+  private async instructionsOf(
+    organizationId: string,
+    agent: Agent | undefined,
+    req: MessagesRequest,
+    principal: Principal | undefined,
+  ): Promise<string> {
+    const instructions = agent?.instructions ?? '';
+    const query = lastUserText(req);
+    if (!agent || agent.documentIds.length === 0 || !principal || !this.opts.retrieval || !query) {
+      return instructions;
+    }
+    const passages = await this.opts.retrieval.passages(
+      organizationId,
+      principal,
+      agent.documentIds,
+      query,
+    );
+    return withContext(instructions, passages);
   }
 
   /** The agent's tools for this request, when it has MCP servers and tools are not refused. */

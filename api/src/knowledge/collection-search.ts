@@ -146,8 +146,16 @@ export class CollectionSearch {
     name: string,
     request: { query: string; filters: MetadataFilter[] },
     caller: Caller,
+    /** Only these files (an agent's documents), when given. */
+    onlyFiles?: readonly string[],
   ): Promise<CollectionSearchAnswer> {
-    const readable = this.opts.readableBy(caller);
+    const readableByCaller = this.opts.readableBy(caller);
+    const readable: ReadableFiles = onlyFiles
+      ? (q) => {
+          readableByCaller(q);
+          void q.whereIn('f.id', [...onlyFiles]);
+        }
+      : readableByCaller;
     const generation = await this.opts.store.active(organizationId, name);
     if (!generation) {
       throw new ApiError(

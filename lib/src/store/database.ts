@@ -14,6 +14,7 @@ import * as modelDownloads from './migrations/0012-model-downloads.js';
 import * as modelTokenizer from './migrations/0013-model-tokenizer.js';
 import * as knowledgeFiles from './migrations/0014-knowledge-files.js';
 import * as knowledgeCollections from './migrations/0015-knowledge-collections.js';
+import * as agentDocuments from './migrations/0016-agent-documents.js';
 
 /** Migrations in order; listed here (not read from disk) so they work from source and from a build. */
 const MIGRATIONS: { name: string; up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }[] = [
@@ -32,6 +33,7 @@ const MIGRATIONS: { name: string; up(k: Knex): Promise<void>; down(k: Knex): Pro
   modelTokenizer,
   knowledgeFiles,
   knowledgeCollections,
+  agentDocuments,
 ];
 
 const source: Knex.MigrationSource<(typeof MIGRATIONS)[number]> = {
