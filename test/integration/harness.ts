@@ -2,18 +2,25 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { LocalEnvironment } from '@aiplane/hack';
 
 let current: LocalEnvironment | undefined;
-let operatorFile: string | undefined;
+let bundles: Record<string, string> = {};
 
-/** Set once per run by setup.ts: the environment and the operator's bundle. */
-export function setEnvironment(env: LocalEnvironment | undefined, operatorBundle?: string): void {
+/** Set once per run by setup.ts: the environment and the entry points it bundled (name → file). */
+export function setEnvironment(
+  env: LocalEnvironment | undefined,
+  bundled: Record<string, string> = {},
+): void {
   current = env;
-  operatorFile = operatorBundle;
+  bundles = bundled;
 }
 
-/** The operator (operator/src/main.ts) bundled once for this run by setup.ts. */
-export function operatorBundle(): string {
-  if (!operatorFile) throw new Error('the operator was not bundled for this run (see setup.ts)');
-  return operatorFile;
+/**
+ * An entry point bundled once for this run by setup.ts: `operator` (operator/src/main.ts) or
+ * `placeholder-operator` (fixtures/placeholder-operator.ts).
+ */
+export function bundled(name: 'operator' | 'placeholder-operator'): string {
+  const file = bundles[name];
+  if (!file) throw new Error(`${name} was not bundled for this run (see setup.ts)`);
+  return file;
 }
 
 /** The local environment that setup.ts started for this test run. */

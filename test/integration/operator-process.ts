@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { operatorEnv, startBundled, type ManagedProcess } from '@aiplane/hack';
 import { keycloak } from './api-helpers.js';
-import { environment, operatorBundle } from './harness.js';
+import { bundled, environment } from './harness.js';
 
 let counter = 0;
 
@@ -17,7 +17,7 @@ export function startOperatorProcess(extraEnv: Record<string, string> = {}): Man
   counter += 1;
   return startBundled({
     name: `operator-${counter}`,
-    file: operatorBundle(),
+    file: bundled('operator'),
     env: {
       ...process.env,
       ...operatorEnv(env.info()),

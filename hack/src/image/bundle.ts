@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 import { repoRoot } from '../paths.js';
 import { bundledAssetPath, DOCS_ASSETS, packageDir } from '@aiplane/api';
-import { type Component, COMPONENTS } from './components.js';
+import { COMPONENTS } from './components.js';
 
 /**
  * Modules dependencies `require` lazily (inside a function or a try block) that the image
@@ -185,20 +185,28 @@ export async function bundleImage(outDir: string): Promise<BundleResult> {
 }
 
 /**
- * One component alone, as `<outDir>/<component>.mjs` with its source map beside it (stack traces
- * name the TypeScript sources under `--enable-source-maps`): for a caller that starts the
- * component many times, such as the integration tests' operator. Node loads the one file in well
- * under a second, where tsx took 5–8 s to load the same sources on the loaded 2-core machine
- * (@kubernetes/client-node alone is about a thousand modules). Answers the file's path.
+ * Entry points bundled each alone (`name` → a path relative to the repository), as
+ * `<outDir>/<name>.mjs` with its source map beside it (stack traces name the TypeScript sources
+ * under `--enable-source-maps`): for a caller that starts them as processes many times, such as
+ * the integration tests' operator. Node loads the one file in well under a second, where tsx
+ * took 5–8 s to load the same sources on the loaded 2-core machine (@kubernetes/client-node
+ * alone is about a thousand modules). Answers each name's file.
  */
-export async function bundleComponent(component: Component, outDir: string): Promise<string> {
+export async function bundleEntries(
+  entries: Record<string, string>,
+  outDir: string,
+): Promise<Record<string, string>> {
+  const out = resolve(outDir);
   await build({
     ...COMMON,
-    entryPoints: [{ in: join(repoRoot, COMPONENTS[component].main), out: component }],
-    outdir: resolve(outDir),
+    entryPoints: Object.entries(entries).map(([name, entry]) => ({
+      in: join(repoRoot, entry),
+      out: name,
+    })),
+    outdir: out,
     sourcemap: 'linked',
   });
-  return join(resolve(outDir), `${component}.mjs`);
+  return Object.fromEntries(Object.keys(entries).map((name) => [name, join(out, `${name}.mjs`)]));
 }
 
 /** The biggest inputs of the bundle (by bytes in the output), for the summary. */
