@@ -30,6 +30,7 @@ export { binaryPaths, cacheDir, miniLmDir, repoRoot, versions, type BinaryPaths 
 export { freePort, StopWaiting, waitFor } from './ports.js';
 export { apiEnv, createDatabase, operatorEnv, startOperatorFromSource } from './service-env.js';
 export {
+  startBundled,
   startFromSource,
   startProcess,
   type ManagedProcess,

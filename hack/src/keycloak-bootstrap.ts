@@ -6,6 +6,7 @@ import {
   AUDIENCE,
   confidentialClient,
   DEV_USERS,
+  LOCAL_PASSWORD_POLICY,
   OPERATOR_CLIENT,
   ORGANIZATION,
   PORTAL_CLIENT,
@@ -92,7 +93,12 @@ export async function bootstrapKeycloak(opts: BootstrapOptions): Promise<Keycloa
   const r = `/${REALM}`;
 
   const realm = await kc.find<Rep>(r);
-  const wantedRealm = { realm: REALM, enabled: true, organizationsEnabled: true };
+  const wantedRealm = {
+    realm: REALM,
+    enabled: true,
+    organizationsEnabled: true,
+    passwordPolicy: LOCAL_PASSWORD_POLICY,
+  };
   if (!realm) await kc.post('', { ...wantedRealm, displayName: 'aiplane' });
   else if (differs(realm, wantedRealm)) await kc.put(r, wantedRealm);
 

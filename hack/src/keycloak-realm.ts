@@ -15,6 +15,16 @@ export const OPERATOR_CLIENT = 'aiplane-operator';
 /** Access tokens issued to the portal carry it in `aud`. */
 export const AUDIENCE = API_CLIENT;
 
+/**
+ * The local realm hashes passwords with one PBKDF2 round instead of Keycloak's default Argon2:
+ * the dev users log in by password grant hundreds of times per test run, and Argon2 took
+ * 0.3–0.9 s of CPU per login on the 2-core machine (one round: under 0.1 s). This realm only
+ * ever runs on the loopback with random passwords (docs/adr/0003-keycloak-local.md); a
+ * production realm keeps its own policy. Keycloak re-hashes a stored password with the current
+ * policy at its next login.
+ */
+export const LOCAL_PASSWORD_POLICY = 'hashAlgorithm(pbkdf2-sha256) and hashIterations(1)';
+
 export const ORGANIZATION = { name: 'acme', alias: 'acme' };
 
 export const DEV_USERS = ['admin', 'member', 'outsider', 'nobody'] as const;

@@ -93,3 +93,22 @@ export function startFromSource(opts: {
     logFile: opts.logFile,
   });
 }
+
+/**
+ * A bundled entry point (an `.mjs` file from `bundleComponent`) as its own managed process, its
+ * stack traces mapped back to the TypeScript sources. `env` is the whole environment it gets.
+ */
+export function startBundled(opts: {
+  name: string;
+  file: string;
+  env: NodeJS.ProcessEnv;
+  logFile: string;
+}): ManagedProcess {
+  return startProcess({
+    name: opts.name,
+    command: process.execPath,
+    args: ['--enable-source-maps', opts.file],
+    env: opts.env,
+    logFile: opts.logFile,
+  });
+}

@@ -379,7 +379,7 @@ describe('API authentication and access (real Keycloak, real PostgreSQL)', funct
           async () => (await me({ 'x-api-key': created.key })).status === 403,
           {
             timeoutMs: 60_000,
-            intervalMs: 500,
+            intervalMs: 100,
           },
         );
       } finally {
@@ -390,7 +390,7 @@ describe('API authentication and access (real Keycloak, real PostgreSQL)', funct
         async () => (await me({ 'x-api-key': created.key })).status === 200,
         {
           timeoutMs: 60_000,
-          intervalMs: 500,
+          intervalMs: 100,
         },
       );
     });
@@ -405,7 +405,7 @@ describe('API authentication and access (real Keycloak, real PostgreSQL)', funct
           async () => (await me({ 'x-api-key': created.key })).status === 401,
           {
             timeoutMs: 60_000,
-            intervalMs: 500,
+            intervalMs: 100,
           },
         );
       } finally {

@@ -138,11 +138,12 @@ describe('the vendor’s command-line tool (@anthropic-ai/claude-code) against /
 
   before(async function () {
     this.timeout(300_000);
+    // First: the operator starts while the rest is set up (it makes the tenants Ready).
+    operator = startOperatorProcess();
     home = mkdtempSync(join(tmpdir(), 'claude-code-home-'));
     backend = await startOpenAiTestBackend({ apiKey: BACKEND_KEY, models: ['org/coder-7b'] });
     api = await startTestApi('claude-code-cli', { AIPLANE_MODELS_ALLOW_LOOPBACK_BACKENDS: 'true' });
     proxy = await recordingProxy(api.url);
-    operator = startOperatorProcess();
     [tenant] = await provisionTenants(api.url, 'cc');
     await addMembers(tenant.organizationId, ['member']);
     const admin = caller(api.url, 'admin', tenant.organizationId);

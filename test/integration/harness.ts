@@ -2,10 +2,25 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { LocalEnvironment } from '@aiplane/hack';
 
 let current: LocalEnvironment | undefined;
+let bundles: Record<string, string> = {};
 
-/** Set once per run by setup.ts. */
-export function setEnvironment(env: LocalEnvironment | undefined): void {
+/** Set once per run by setup.ts: the environment and the entry points it bundled (name → file). */
+export function setEnvironment(
+  env: LocalEnvironment | undefined,
+  bundled: Record<string, string> = {},
+): void {
   current = env;
+  bundles = bundled;
+}
+
+/**
+ * An entry point bundled once for this run by setup.ts: `operator` (operator/src/main.ts) or
+ * `placeholder-operator` (fixtures/placeholder-operator.ts).
+ */
+export function bundled(name: 'operator' | 'placeholder-operator'): string {
+  const file = bundles[name];
+  if (!file) throw new Error(`${name} was not bundled for this run (see setup.ts)`);
+  return file;
 }
 
 /** The local environment that setup.ts started for this test run. */

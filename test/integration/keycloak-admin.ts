@@ -2,28 +2,65 @@ import { KeycloakAdminApi, setOrganizationPermissions } from '@aiplane/hack';
 import { keycloak } from './api-helpers.js';
 import { rememberSecret } from './secrets.js';
 
+/**
+ * The bootstrap admin's master-realm token, reused until 10 s before it expires: a password
+ * grant costs Keycloak a password hash, and the suites call the admin API hundreds of times.
+ */
+let adminToken: { value: string; url: string; expiresAt: number } | undefined;
+
+async function cachedAdminToken(): Promise<string> {
+  const info = keycloak();
+  if (adminToken && adminToken.url === info.url && adminToken.expiresAt > Date.now() + 10_000) {
+    return adminToken.value;
+  }
+  const { access_token, expires_in } = await adminCliGrant(
+    `${info.url}/realms/master/protocol/openid-connect/token`,
+    info.admin.username,
+    info.admin.password,
+  );
+  adminToken = { value: access_token, url: info.url, expiresAt: Date.now() + expires_in * 1000 };
+  return access_token;
+}
+
+/** One admin client per Keycloak (it keeps its token until shortly before it expires). */
+let shared: { url: string; api: KeycloakAdminApi } | undefined;
+
+function adminApi(): KeycloakAdminApi {
+  const info = keycloak();
+  if (shared?.url !== info.url)
+    shared = { url: info.url, api: new KeycloakAdminApi(info.url, info.admin) };
+  return shared.api;
+}
+
 /** Calls Keycloak's admin REST API as the bootstrap admin (master realm, admin-cli). */
 export async function kcAdmin(
   path: string,
   init: { method?: string; body?: unknown } = {},
 ): Promise<Response> {
   const info = keycloak();
-  return fetch(`${info.url}/admin/realms/${info.realm}${path}`, {
-    method: init.method ?? 'GET',
-    headers: {
-      authorization: `Bearer ${await masterRealmToken()}`,
-      'content-type': 'application/json',
-    },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
+  const send = async () =>
+    fetch(`${info.url}/admin/realms/${info.realm}${path}`, {
+      method: init.method ?? 'GET',
+      headers: {
+        authorization: `Bearer ${await cachedAdminToken()}`,
+        'content-type': 'application/json',
+      },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+  const res = await send();
+  if (res.status !== 401) return res;
+  // Ended early (a session logout, a restarted Keycloak): once more with a new token.
+  await res.body?.cancel();
+  adminToken = undefined;
+  return send();
 }
 
 /** A password grant to admin-cli at `tokenEndpoint`; the token, remembered for the log sweep. */
-async function adminCliToken(
+async function adminCliGrant(
   tokenEndpoint: string,
   username: string,
   password: string,
-): Promise<string> {
+): Promise<{ access_token: string; expires_in: number }> {
   const res = await fetch(tokenEndpoint, {
     method: 'POST',
     body: new URLSearchParams({
@@ -33,9 +70,17 @@ async function adminCliToken(
       password,
     }),
   });
-  const { access_token } = (await res.json()) as { access_token: string };
-  rememberSecret(access_token);
-  return access_token;
+  const reply = (await res.json()) as { access_token: string; expires_in?: number };
+  rememberSecret(reply.access_token);
+  return { access_token: reply.access_token, expires_in: reply.expires_in ?? 60 };
+}
+
+async function adminCliToken(
+  tokenEndpoint: string,
+  username: string,
+  password: string,
+): Promise<string> {
+  return (await adminCliGrant(tokenEndpoint, username, password)).access_token;
 }
 
 /** A master-realm token of the bootstrap admin (right signature scheme, wrong issuer for the API). */
@@ -64,7 +109,5 @@ export async function setPermissionsIn(
   userId: string,
   permissions: readonly string[],
 ): Promise<void> {
-  const info = keycloak();
-  const kc = new KeycloakAdminApi(info.url, info.admin);
-  await setOrganizationPermissions(kc, organizationId, userId, permissions);
+  await setOrganizationPermissions(adminApi(), organizationId, userId, permissions);
 }

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoordinationV1Api } from '@kubernetes/client-node';
-import { startFromSource, waitFor, type ManagedProcess } from '@aiplane/hack';
-import { environment, kubeConfig } from './harness.js';
+import { startBundled, waitFor, type ManagedProcess } from '@aiplane/hack';
+import { bundled, environment, kubeConfig } from './harness.js';
 import { objectApi, uniqueName } from './kube-helpers.js';
 import { labelledTenant, reconciledMessage, renameTenant } from './operator-helpers.js';
 
@@ -17,9 +17,9 @@ describe('leader election between two operator processes', function () {
 
   function start(identity: string): ManagedProcess {
     const env = environment();
-    const proc = startFromSource({
+    const proc = startBundled({
       name: identity,
-      entry: 'test/integration/fixtures/placeholder-operator.ts',
+      file: bundled('placeholder-operator'),
       env: {
         ...process.env,
         KUBECONFIG: env.controlPlane.kubeconfigPath,

@@ -35,6 +35,8 @@ describe('messages API over a third-party backend: LiteLLM’s proxy with mock m
 
   before(async function () {
     this.timeout(400_000);
+    // First: the operator starts while the rest is set up (it makes the tenants Ready).
+    operator = startOperatorProcess();
     const logFile = join(environment().controlPlane.logDir, 'litellm.log');
     [litellm, api] = await Promise.all([
       startLiteLlmProxy({
@@ -51,8 +53,6 @@ describe('messages API over a third-party backend: LiteLLM’s proxy with mock m
       }),
       startTestApi('litellm-backend', { AIPLANE_MODELS_ALLOW_LOOPBACK_BACKENDS: 'true' }),
     ]);
-    // The operator makes the tenant Ready.
-    operator = startOperatorProcess();
     [tenant] = await provisionTenants(api.url, 'litellm-a');
     await addMembers(tenant.organizationId, ['member']);
     const admin = caller(api.url, 'admin', tenant.organizationId);

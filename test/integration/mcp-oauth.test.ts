@@ -155,6 +155,8 @@ describe('MCP OAuth linking (API, PostgreSQL, an SDK authorization server, the l
 
   before(async function () {
     this.timeout(240_000);
+    // First: the operator starts while the rest is set up (it makes the tenants Ready).
+    operator = startOperatorProcess();
     const kc = keycloak();
     as = await startOAuthTestAuthorizationServer();
     [sdkUpstream, kcUpstream, deadAsUpstream, staticUpstream, openUpstream] = await Promise.all([
@@ -201,7 +203,6 @@ describe('MCP OAuth linking (API, PostgreSQL, an SDK authorization server, the l
     ]);
     db = new pg.Client({ connectionString: api.databaseUrl });
     await db.connect();
-    operator = startOperatorProcess();
     [a, b] = await provisionTenants(api.url, 'oauth-a', 'oauth-b');
     await addMembers(a.organizationId);
     ({ admin, member } = callersIn(api.url, a));

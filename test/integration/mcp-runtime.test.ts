@@ -82,12 +82,13 @@ describe('managed MCP runtime (operator, kube-apiserver, kube-controller-manager
 
   before(async function () {
     this.timeout(240_000);
-    api = await startTestApi('api-mcp-runtime', { AIPLANE_MCP_WORKLOAD_HOST: '127.0.0.1' });
+    // First: the operator starts while the rest is set up (it makes the tenants Ready).
     operator = startOperatorProcess({
       AIPLANE_OPERATOR_WORKLOAD_HOST: '127.0.0.1',
       AIPLANE_OPERATOR_MCP_RECHECK_SECONDS: '2',
       AIPLANE_OPERATOR_MCP_HANDSHAKE_TIMEOUT_MS: '2000',
     });
+    api = await startTestApi('api-mcp-runtime', { AIPLANE_MCP_WORKLOAD_HOST: '127.0.0.1' });
     a = await provisionTenant(api.url, 'mcp-run');
     await addMembers(a.organizationId, ['admin']);
     admin = caller(api.url, 'admin', a.organizationId);

@@ -104,13 +104,14 @@ describe('MCP server records when the server goes without the API’s route (API
 
   before(async function () {
     this.timeout(240_000);
+    // First: the operator starts while the rest is set up (it makes the tenants Ready).
+    operator = startOperatorProcess();
     upstream = await startMcpTestServer({
       token: upstreamToken,
       tools: [{ name: 'search', title: 'Search', description: 'Finds documents' }],
     });
     api = await startTestApi(API_NAME, { AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS: 'true' });
     databaseUrl = api.databaseUrl;
-    operator = startOperatorProcess();
     [a, doomed] = await provisionTenants(api.url, 'mcp-clean', 'mcp-doomed');
     for (const t of [a, doomed]) await addMembers(t.organizationId);
     ({ admin, member } = callersIn(api.url, a));

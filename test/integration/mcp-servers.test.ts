@@ -85,6 +85,8 @@ describe('MCP server management (API, kube-apiserver, PostgreSQL, Keycloak token
 
   before(async function () {
     this.timeout(240_000);
+    // First: the operator starts while the rest is set up (it makes the tenants Ready).
+    operator = startOperatorProcess();
     upstream = await startMcpTestServer({
       token: upstreamToken,
       tools: [{ name: 'search', title: 'Search', description: 'Finds documents' }],
@@ -97,7 +99,6 @@ describe('MCP server management (API, kube-apiserver, PostgreSQL, Keycloak token
       }),
       startTestApi('api-mcp-strict'),
     ]);
-    operator = startOperatorProcess();
     [a, b] = await provisionTenants(api.url, 'mcp-a', 'mcp-b');
     await addMembers(a.organizationId);
     ({ admin, member } = callersIn(api.url, a));

@@ -71,6 +71,8 @@ describe('messages API: /anthropic/v1 with the vendor’s own SDK as the client'
 
   before(async function () {
     this.timeout(300_000);
+    // First: the operator starts while the rest is set up (it makes the tenants Ready).
+    operator = startOperatorProcess();
     backend = await startOpenAiTestBackend({ apiKey: BACKEND_KEY, models: ['org/echo-7b'] });
     filesDir = await mkdtemp(join(tmpdir(), 'aiplane-messages-files-'));
     api = await startTestApi('messages-api', {
@@ -78,7 +80,6 @@ describe('messages API: /anthropic/v1 with the vendor’s own SDK as the client'
       AIPLANE_INFERENCE_RETRY_BASE_MS: '20',
       AIPLANE_FILES_DIR: filesDir,
     });
-    operator = startOperatorProcess();
     [a, b] = await provisionTenants(api.url, 'msg-a', 'msg-b');
     await addMembers(a.organizationId, ['member']);
     memberInA = caller(api.url, 'member', a.organizationId);

@@ -1,12 +1,13 @@
 import { join } from 'node:path';
-import { operatorEnv, startFromSource, type ManagedProcess } from '@aiplane/hack';
+import { operatorEnv, startBundled, type ManagedProcess } from '@aiplane/hack';
 import { keycloak } from './api-helpers.js';
-import { environment } from './harness.js';
+import { bundled, environment } from './harness.js';
 
 let counter = 0;
 
 /**
- * The real operator (operator/src/main.ts) as its own process, configured for the local
+ * The real operator (operator/src/main.ts, bundled for this run by setup.ts as the image bundles
+ * it) as its own process, configured for the local
  * environment: Keycloak organizations through the operator client, dedicated databases on
  * the run's PostgreSQL. Leader election off (one operator at a time in these suites).
  */
@@ -14,9 +15,9 @@ export function startOperatorProcess(extraEnv: Record<string, string> = {}): Man
   const env = environment();
   keycloak(); // records the environment's secrets for the log sweep
   counter += 1;
-  return startFromSource({
+  return startBundled({
     name: `operator-${counter}`,
-    entry: 'operator/src/main.ts',
+    file: bundled('operator'),
     env: {
       ...process.env,
       ...operatorEnv(env.info()),

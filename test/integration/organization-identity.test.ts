@@ -66,13 +66,14 @@ describe('a tenant whose organization is deleted in Keycloak and re-created by t
 
   before(async function () {
     this.timeout(240_000);
+    // First: the operator starts while the rest is set up (it makes the tenants Ready).
+    operator = startOperatorProcess();
     upstream = await startMcpTestServer({
       token: credential,
       tools: [{ name: 'search', title: 'Search', description: 'Finds documents' }],
     });
     api = await startTestApi(API_NAME, LOOPBACK);
     gateway = await startTestGateway(api, 'gateway-org-identity', LOOPBACK);
-    operator = startOperatorProcess();
     a = await provisionTenant(api.url, 'orgid');
     await addMembers(a.organizationId);
     const { admin, member } = callersIn(api.url, a);
@@ -201,7 +202,7 @@ describe('a tenant whose organization is deleted in Keycloak and re-created by t
           await client.close();
         }
       },
-      { intervalMs: 500 },
+      { intervalMs: 100 },
     );
     assert.deepEqual(content, [{ type: 'text', text: 'still here' }]);
   });

@@ -104,7 +104,7 @@ describe('organization-scoped permissions (Keycloak organization groups)', funct
       await waitFor(
         'the key to hold can_edit_config in acme',
         async () => (await asKey(acme)('PATCH', '/v1/config', patchConfig)).status === 200,
-        { timeoutMs: 30_000, intervalMs: 500 },
+        { timeoutMs: 30_000, intervalMs: 100 },
       );
     } finally {
       await setPermissionsIn(acme, member(), ['can_access_api']);

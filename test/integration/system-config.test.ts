@@ -72,8 +72,9 @@ describe('system configuration: GET and PATCH /v1/config per organization', func
 
   before(async function () {
     this.timeout(240_000);
-    api = await startTestApi('api-config');
+    // First: the operator starts while the rest is set up (it makes the tenants Ready).
     operator = startOperatorProcess();
+    api = await startTestApi('api-config');
     [a, b] = await provisionTenants(api.url, 'cfg-a', 'cfg-b');
     await addMembers(a.organizationId);
     await addMembers(b.organizationId, ['admin']);

@@ -67,9 +67,10 @@ describe('agents of a deleted tenant (API, operator, kube-apiserver, PostgreSQL,
 
   before(async function () {
     this.timeout(240_000);
+    // First: the operator starts while the rest is set up (it makes the tenants Ready).
+    operator = startOperatorProcess();
     api = await startTestApi(API_NAME);
     databaseUrl = api.databaseUrl;
-    operator = startOperatorProcess();
     [kept, doomed, offline] = await provisionTenants(
       api.url,
       'agents-kept',

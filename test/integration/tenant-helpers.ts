@@ -19,6 +19,22 @@ export async function adminCall(
   return call(url, { ...init, headers: { authorization: `Bearer ${await tokenFor('admin')}` } });
 }
 
+/**
+ * GET of a tenant record as the platform admin, for polls: one token for the whole poll (a
+ * password grant per request would cost more than the request), renewed on a 401.
+ */
+function tenantReader(apiUrl: string, id: string): () => Promise<Reply> {
+  let token: string | undefined;
+  return async () => {
+    token ??= await tokenFor('admin');
+    const r = await call(`${apiUrl}/v1/admin/tenants/${id}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    if (r.status === 401) token = undefined;
+    return r;
+  };
+}
+
 /** Polls the record until `done` holds (or the tenant is gone, when `gone` is set). */
 export async function awaitTenant(
   apiUrl: string,
@@ -28,15 +44,16 @@ export async function awaitTenant(
   timeoutMs = 90_000,
 ): Promise<TenantRecordBody> {
   let last: TenantRecordBody | undefined;
+  const read = tenantReader(apiUrl, id);
   await waitFor(
     what,
     async () => {
-      const r = await adminCall(`${apiUrl}/v1/admin/tenants/${id}`);
+      const r = await read();
       if (r.status !== 200) return false;
       last = r.json() as TenantRecordBody;
       return done(last);
     },
-    { timeoutMs, intervalMs: 250 },
+    { timeoutMs, intervalMs: 100 },
   ).catch((err: unknown) => {
     throw new Error(`${(err as Error).message}; last record: ${JSON.stringify(last)}`);
   });
@@ -48,14 +65,11 @@ export async function awaitTenantGone(
   id: string,
   timeoutMs = 90_000,
 ): Promise<void> {
-  await waitFor(
-    `tenant ${id} to answer 404`,
-    async () => (await adminCall(`${apiUrl}/v1/admin/tenants/${id}`)).status === 404,
-    {
-      timeoutMs,
-      intervalMs: 250,
-    },
-  );
+  const read = tenantReader(apiUrl, id);
+  await waitFor(`tenant ${id} to answer 404`, async () => (await read()).status === 404, {
+    timeoutMs,
+    intervalMs: 100,
+  });
 }
 
 export async function namespaceExists(name: string): Promise<boolean> {

@@ -31,6 +31,13 @@ export interface TenantControllerDeps {
   networkPolicies?: NetworkPolicyDeps;
 }
 
+/**
+ * How long a tenant waiting on its namespace (being removed by the namespace controller, which
+ * waits 5 s before it starts) sleeps before looking again. The namespace watch wakes it as soon
+ * as the namespace changes or goes; this only bounds what a missed watch event could hold up.
+ */
+export const NAMESPACE_RECHECK_MS = 5000;
+
 export const FINALIZER = 'aiplane.io/tenant-cleanup';
 export const DATABASE_SECRET = 'tenant-database';
 export const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'aiplane-operator' };

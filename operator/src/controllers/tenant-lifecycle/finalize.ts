@@ -1,7 +1,13 @@
 import { GROUP, TENANT_LIFECYCLE_PLURAL, VERSION, type TenantLifecycle } from '@aiplane/crds';
 import { isNotFound, kubeRequest } from '@aiplane/lib';
 import type { ReconcileOutcome } from '../../runtime/index.js';
-import { FINALIZER, namespaceOf, TENANT_UID_LABEL, type TenantControllerDeps } from './deps.js';
+import {
+  FINALIZER,
+  NAMESPACE_RECHECK_MS,
+  namespaceOf,
+  TENANT_UID_LABEL,
+  type TenantControllerDeps,
+} from './deps.js';
 import { writeTenantStatus } from './status.js';
 
 /** Sets or clears our finalizer (merge patch with the object's resourceVersion: a race is a 409 and a requeue). */
@@ -64,7 +70,8 @@ export async function finalizeTenant(
     const ns = await d.core.readNamespace({ name });
     if (ns.metadata?.labels?.[TENANT_UID_LABEL] === uid) {
       if (!ns.metadata.deletionTimestamp) await d.core.deleteNamespace({ name });
-      return { requeueAfter: 1000 }; // the namespace controller empties it; look again soon
+      // The namespace controller empties it; its deletion event (the namespace watch) wakes us.
+      return { requeueAfter: NAMESPACE_RECHECK_MS };
     }
   } catch (err) {
     if (!isNotFound(err)) throw err;

@@ -1,7 +1,12 @@
 import type { TenantLifecycle } from '@aiplane/crds';
 import { metaTime } from '@aiplane/crds';
 import type { ReconcileContext, ReconcileOutcome } from '../../runtime/index.js';
-import { type CrashPoint, FINALIZER, type TenantControllerDeps } from './deps.js';
+import {
+  type CrashPoint,
+  FINALIZER,
+  NAMESPACE_RECHECK_MS,
+  type TenantControllerDeps,
+} from './deps.js';
 import { ensureTenantAccess } from './access.js';
 import { finalizeTenant, setFinalizer } from './finalize.js';
 import { planEvents, planStatus, type StepState } from './plan.js';
@@ -100,6 +105,7 @@ export async function reconcileTenant(
   if (identity.reason === 'OrganizationMissing') return { requeueAfter: d.repairDelayMs };
   const failure = steps.find((s) => s.state === 'failed');
   if (failure) throw new StepFailed(`${failure.reason}: ${failure.message}`);
-  if (steps.some((s) => s.state === 'progressing')) return { requeueAfter: 1000 };
+  // Only the namespace step progresses (a namespace being removed): its watch wakes us.
+  if (steps.some((s) => s.state === 'progressing')) return { requeueAfter: NAMESPACE_RECHECK_MS };
   return { requeueAfter: d.healthCheckMs };
 }

@@ -125,11 +125,17 @@ export async function ensureOrganization(
       );
     }
     if (existing) {
-      await orgs.ensurePermissionGroups(existing.id);
-      return {
-        ...ready('OrganizationReady', `organization ${slug} is ready`),
-        organizationId: existing.id,
-      };
+      try {
+        await orgs.ensurePermissionGroups(existing.id);
+        return {
+          ...ready('OrganizationReady', `organization ${slug} is ready`),
+          organizationId: existing.id,
+        };
+      } catch (err) {
+        // Removed between the lookup and the groups (Keycloak answers 400 for the groups of an
+        // organization that is gone): that is a missing organization, not a refusal.
+        if (!(err instanceof KeycloakRequestFailed) || (await orgs.findByAlias(slug))) throw err;
+      }
     }
     // Gone after it was recorded: report it (Degraded) and recreate it only once the repair
     // delay has passed since the report, whatever wakes the controller up meanwhile.

@@ -99,14 +99,19 @@ export class KeycloakOrganizations implements OrganizationProvider {
   async ensurePermissionGroups(id: string): Promise<void> {
     const path = `/organizations/${encodeURIComponent(id)}/groups`;
     const groups = (await this.admin.get<{ name: string }[]>(`${path}?max=1000`)) ?? [];
-    for (const name of PERMISSIONS.filter((p) => !groups.some((g) => g.name === p))) {
-      try {
+    // The missing groups side by side: each is its own request, and none depends on another.
+    const missing = PERMISSIONS.filter((p) => !groups.some((g) => g.name === p));
+    const created = await Promise.allSettled(
+      missing.map(async (name) => {
         const res = await this.admin.request('POST', path, { name });
         await res.body?.cancel();
-      } catch (err) {
-        // 409: created meanwhile (another reconcile, or an administrator): the wanted state.
-        if (!(err instanceof KeycloakRequestFailed && err.status === 409)) throw err;
-      }
+      }),
+    );
+    for (const r of created) {
+      // 409: created meanwhile (another reconcile, or an administrator): the wanted state.
+      if (r.status === 'fulfilled') continue;
+      const err: unknown = r.reason;
+      if (!(err instanceof KeycloakRequestFailed && err.status === 409)) throw err;
     }
   }
 
