@@ -3,7 +3,11 @@ import assert from 'node:assert/strict';
 import { waitFor } from '@aiplane/hack';
 import { call, ORG_SCOPE, replyOf, tokenFor, type DevUser, type Reply } from './api-helpers.js';
 import type { Call } from './fixtures/index.js';
-import { kcAdmin } from './keycloak-admin.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { keycloak, startTestApi, type TestApi } from './api-helpers.js';
+import { kcAdmin, setPermissionsIn } from './keycloak-admin.js';
 
 export interface FileNode {
   id: string;
@@ -164,4 +168,49 @@ export async function setGroupMember(
     },
   );
   assert.ok(res.ok, `${res.status} ${await res.text()}`);
+}
+
+/**
+ * A suite's API with a files directory of its own, acting in acme: `member`, `admin`, and
+ * `outsider` given can_access_api there and put in a new group (`groupId`). Groups are read at
+ * once (no cache of a caller's groups). `close` undoes all of it.
+ */
+export interface GroupedFilesSuite {
+  api: TestApi;
+  acme: string;
+  groupId: string;
+  member: Acting;
+  admin: Acting;
+  outsider: Acting;
+  close(): Promise<void>;
+}
+
+export async function startGroupedFilesSuite(
+  name: string,
+  groupPrefix: string,
+): Promise<GroupedFilesSuite> {
+  const store = await mkdtemp(join(tmpdir(), `aiplane-${name}-`));
+  const acme = keycloak().organization.id;
+  const outsiderId = keycloak().users.outsider.id;
+  await setPermissionsIn(acme, outsiderId, ['can_access_api']);
+  const groupId = await createGroup(acme, unique(groupPrefix));
+  await setGroupMember(acme, groupId, outsiderId, true);
+  const api = await startTestApi(name, {
+    AIPLANE_FILES_DIR: store,
+    AIPLANE_IDP_ACCESS_CACHE_SECONDS: '0',
+  });
+  return {
+    api,
+    acme,
+    groupId,
+    member: acting(api.url, 'member', acme),
+    admin: acting(api.url, 'admin', acme),
+    outsider: acting(api.url, 'outsider', acme),
+    close: async () => {
+      await api.close();
+      await kcAdmin(`/organizations/${acme}/groups/${groupId}`, { method: 'DELETE' });
+      await setPermissionsIn(acme, outsiderId, []);
+      await rm(store, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,21 +1,15 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   assertCode,
   assertValidationFailed,
   call,
   createApiKey,
   keycloak,
-  startTestApi,
   type TestApi,
 } from './api-helpers.js';
 import {
-  acting,
   type Acting,
   createFolder,
-  createGroup,
   type FileNode,
   fileWithStatus,
   namesIn,
@@ -23,15 +17,16 @@ import {
   shareWith,
   unique,
   uploadText,
+  type GroupedFilesSuite,
+  startGroupedFilesSuite,
 } from './files-helpers.js';
-import { kcAdmin, setPermissionsIn } from './keycloak-admin.js';
 
 const NAME = 'files-sharing';
 
 describe('files sharing: nobody sees what was not shared with them; user and group shares, recursive folder shares, revocation at once, scopes, the RAG picker', function () {
   this.timeout(120_000);
+  let suite: GroupedFilesSuite | undefined;
   let api: TestApi;
-  let store: string;
   let acme: string;
   let groupId: string;
   /** The owner of the files. */
@@ -43,26 +38,12 @@ describe('files sharing: nobody sees what was not shared with them; user and gro
   const users = () => keycloak().users;
 
   before(async function () {
-    store = await mkdtemp(join(tmpdir(), 'aiplane-files-sharing-'));
-    acme = keycloak().organization.id;
-    await setPermissionsIn(acme, users().outsider.id, ['can_access_api']);
-    groupId = await createGroup(acme, unique('files-team'));
-    await setGroupMember(acme, groupId, users().outsider.id, true);
-    // Group changes show at once (no cache of a caller's groups).
-    api = await startTestApi(NAME, {
-      AIPLANE_FILES_DIR: store,
-      AIPLANE_IDP_ACCESS_CACHE_SECONDS: '0',
-    });
-    a = acting(api.url, 'member', acme);
-    b = acting(api.url, 'admin', acme);
-    c = acting(api.url, 'outsider', acme);
+    suite = await startGroupedFilesSuite(NAME, 'files-team');
+    ({ api, acme, groupId, member: a, admin: b, outsider: c } = suite);
   });
 
   after(async function () {
-    await api?.close();
-    if (groupId) await kcAdmin(`/organizations/${acme}/groups/${groupId}`, { method: 'DELETE' });
-    if (acme) await setPermissionsIn(acme, users().outsider.id, []);
-    await rm(store, { recursive: true, force: true });
+    await suite?.close();
   });
 
   /** Where a caller may find a file: root listings (each scope), search, the picker, by id. */

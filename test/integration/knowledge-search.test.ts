@@ -1,26 +1,17 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  assertCode,
-  assertValidationFailed,
-  keycloak,
-  startTestApi,
-  type TestApi,
-} from './api-helpers.js';
+import { assertCode, assertValidationFailed, keycloak, type TestApi } from './api-helpers.js';
 import {
   acting,
   type Acting,
-  createGroup,
   type FileNode,
   fileWithStatus,
-  setGroupMember,
   shareWith,
   unique,
+  type GroupedFilesSuite,
+  startGroupedFilesSuite,
 } from './files-helpers.js';
-import { kcAdmin, setPermissionsIn } from './keycloak-admin.js';
 
 const NAME = 'knowledge-search';
 const CORPUS = join(import.meta.dirname, 'fixtures', 'knowledge');
@@ -58,8 +49,8 @@ interface Answer {
  */
 describe('collection search: real embeddings, retrieval quality, access and filters', function () {
   this.timeout(300_000);
+  let suite: GroupedFilesSuite | undefined;
   let api: TestApi;
-  let store: string;
   let acme: string;
   let groupId: string;
   /** Owns the corpus. */
@@ -80,18 +71,8 @@ describe('collection search: real embeddings, retrieval quality, access and filt
   };
 
   before(async function () {
-    store = await mkdtemp(join(tmpdir(), 'aiplane-knowledge-search-'));
-    acme = keycloak().organization.id;
-    await setPermissionsIn(acme, users().outsider.id, ['can_access_api']);
-    groupId = await createGroup(acme, unique('knowledge-team'));
-    await setGroupMember(acme, groupId, users().outsider.id, true);
-    api = await startTestApi(NAME, {
-      AIPLANE_FILES_DIR: store,
-      AIPLANE_IDP_ACCESS_CACHE_SECONDS: '0',
-    });
-    owner = acting(api.url, 'member', acme);
-    other = acting(api.url, 'admin', acme);
-    grouped = acting(api.url, 'outsider', acme);
+    suite = await startGroupedFilesSuite(NAME, 'knowledge-team');
+    ({ api, acme, groupId, member: owner, admin: other, outsider: grouped } = suite);
     for (const name of DOCUMENTS) {
       const r = await owner.upload({
         folder_id: 'null',
@@ -109,10 +90,7 @@ describe('collection search: real embeddings, retrieval quality, access and filt
   });
 
   after(async function () {
-    await api?.close();
-    if (groupId) await kcAdmin(`/organizations/${acme}/groups/${groupId}`, { method: 'DELETE' });
-    if (acme) await setPermissionsIn(acme, users().outsider.id, []);
-    await rm(store, { recursive: true, force: true });
+    await suite?.close();
   });
 
   it('indexes each document into chunks of the local model and answers retrieval_k (3) results, best first, with the file’s id and name', async function () {
