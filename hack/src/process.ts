@@ -74,6 +74,16 @@ export function startProcess(opts: StartOptions): ManagedProcess {
   };
 }
 
+/** Node itself (this process's binary) with `args`, as a managed process. */
+function startNode(opts: {
+  name: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  logFile: string;
+}): ManagedProcess {
+  return startProcess({ ...opts, command: process.execPath });
+}
+
 /**
  * A TypeScript entry point of this repository (`entry` relative to the root, e.g.
  * `operator/src/main.ts`), run from source under tsx as its own managed process. `env` is
@@ -85,17 +95,12 @@ export function startFromSource(opts: {
   env: NodeJS.ProcessEnv;
   logFile: string;
 }): ManagedProcess {
-  return startProcess({
-    name: opts.name,
-    command: process.execPath,
-    args: ['--import', 'tsx', join(repoRoot, opts.entry)],
-    env: opts.env,
-    logFile: opts.logFile,
-  });
+  const { entry, ...rest } = opts;
+  return startNode({ ...rest, args: ['--import', 'tsx', join(repoRoot, entry)] });
 }
 
 /**
- * A bundled entry point (an `.mjs` file from `bundleComponent`) as its own managed process, its
+ * A bundled entry point (an `.mjs` file from `bundleEntries`) as its own managed process, its
  * stack traces mapped back to the TypeScript sources. `env` is the whole environment it gets.
  */
 export function startBundled(opts: {
@@ -104,11 +109,6 @@ export function startBundled(opts: {
   env: NodeJS.ProcessEnv;
   logFile: string;
 }): ManagedProcess {
-  return startProcess({
-    name: opts.name,
-    command: process.execPath,
-    args: ['--enable-source-maps', opts.file],
-    env: opts.env,
-    logFile: opts.logFile,
-  });
+  const { file, ...rest } = opts;
+  return startNode({ ...rest, args: ['--enable-source-maps', file] });
 }
