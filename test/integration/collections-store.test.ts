@@ -134,35 +134,6 @@ describe('collections store: pgvector search with filters and access in SQL', fu
     assert.deepEqual(none, []);
   });
 
-  it('answers the same walking the HNSW index as comparing every chunk, filters and access included', async function () {
-    const g = (await store.active(org, 'documents'))!;
-    // exactSearchMax 0: every search walks the index (the way for many matching chunks).
-    const indexed = new CollectionsStore(db, 'test_files', 0);
-    const cases: [number[], Parameters<CollectionsStore['search']>[2], string][] = [
-      [[2, 0, 0], [], 'alice'],
-      [[1, 0.01, 0], [], 'bob'],
-      [[1, 0, 0], [{ field: 'lang', operator: '==', value: 'en' }], 'alice'],
-      [
-        [1, 0, 0],
-        [
-          { field: 'lang', operator: 'in', value: ['en', 'de'] },
-          { field: 'kind', operator: '==', value: 'note' },
-        ],
-        'alice',
-      ],
-    ];
-    for (const [query, filters, user] of cases) {
-      const exact = await store.search(g, query, filters, ownedBy(user), 10);
-      const walked = await indexed.search(g, query, filters, ownedBy(user), 10);
-      assert.ok(exact.length > 0);
-      assert.deepEqual(
-        walked.map((h) => h.chunkId),
-        exact.map((h) => h.chunkId),
-        `${user} ${JSON.stringify(filters)}`,
-      );
-    }
-  });
-
   it('replaces a file’s chunks when it is processed again, and removes them with the file', async function () {
     const g = (await store.active(org, 'documents'))!;
     await store.putChunks(g, files.shared, [

@@ -67,12 +67,6 @@ export interface ChunkHit {
   score: number;
 }
 
-/**
- * At most this many matching chunks are compared one by one (exact); more, and the HNSW index
- * is walked (ADR 0033).
- */
-export const EXACT_SEARCH_MAX = 2000;
-
 /** pgvector's text form of a vector. */
 export function vectorLiteral(v: ArrayLike<number>): string {
   return `[${Array.from(v, (x) => (Number.isFinite(x) ? x : 0)).join(',')}]`;
@@ -94,8 +88,6 @@ export class CollectionsStore {
     private readonly db: Knex,
     /** The files table the chunks belong to (its `id` is a chunk's `file_id`). */
     private readonly filesTable: string,
-    /** At most this many matching chunks are compared one by one; more walk the index. */
-    private readonly exactSearchMax = EXACT_SEARCH_MAX,
   ) {}
 
   async active(organizationId: string, name: string): Promise<CollectionGeneration | undefined> {
@@ -242,12 +234,9 @@ export class CollectionsStore {
 
   /**
    * The `limit` chunks nearest `query` (cosine) among files the caller may read (`readable`,
-   * on the files table aliased `f`) whose metadata matches every filter, the conditions in SQL
-   * with the vector search. Two ways, chosen by how many chunks the conditions leave (counted
-   * up to EXACT_SEARCH_MAX, on the file and GIN indexes): few, and every one of them is
-   * compared (exact, and cheaper than walking the graph for them); many, and the HNSW index is
-   * walked with pgvector's iterative scan, which goes on past rows the conditions remove until
-   * it has `limit` (the planner is kept from sorting all matches instead).
+   * on the files table aliased `f`) whose metadata matches every filter: one statement, the
+   * HNSW index walked with pgvector's iterative scan so filtered-out rows do not shorten the
+   * answer.
    */
   async search(
     generation: CollectionGeneration,
@@ -258,51 +247,29 @@ export class CollectionsStore {
   ): Promise<ChunkHit[]> {
     const vector = vectorLiteral(query);
     return this.db.transaction(async (trx) => {
-      const matching = () => {
-        const q = trx({ c: generation.chunkTable }).join(
-          { f: this.filesTable },
-          'f.id',
+      await trx.raw('set local hnsw.iterative_scan = relaxed_order');
+      await trx.raw(`set local hnsw.ef_search = ${Math.max(40, Math.min(1000, limit * 4))}`);
+      const q = trx({ c: generation.chunkTable })
+        .join({ f: this.filesTable }, 'f.id', 'c.file_id')
+        .select(
+          'c.id',
           'c.file_id',
+          'c.ordinal',
+          'c.text',
+          'c.metadata',
+          trx.raw('c.embedding <=> ?::vector as distance', [vector]),
         );
-        readable(q);
-        for (const f of filters) {
-          const values = f.operator === '==' ? [f.value] : f.value;
-          // Containment uses the GIN index; `in` is an OR of containments.
-          void q.where((w) => {
-            for (const v of values)
-              void w.orWhereRaw('c.metadata @> ?::jsonb', [JSON.stringify({ [f.field]: v })]);
-          });
-        }
-        return q;
-      };
-      const counted = await trx.count<{ n: string }[]>('* as n').from(
-        matching()
-          .select(trx.raw('1'))
-          .limit(this.exactSearchMax + 1)
-          .as('m'),
-      );
-      const exact = Number(counted[0]?.n ?? 0) <= this.exactSearchMax;
-      if (!exact) {
-        await trx.raw('set local hnsw.iterative_scan = relaxed_order');
-        await trx.raw(`set local hnsw.ef_search = ${Math.max(40, Math.min(1000, limit * 4))}`);
-        await trx.raw('set local enable_bitmapscan = off');
-        await trx.raw('set local enable_seqscan = off');
+      readable(q);
+      for (const f of filters) {
+        const values = f.operator === '==' ? [f.value] : f.value;
+        // Containment uses the GIN index; `in` is an OR of containments.
+        void q.where((w) => {
+          for (const v of values)
+            void w.orWhereRaw('c.metadata @> ?::jsonb', [JSON.stringify({ [f.field]: v })]);
+        });
       }
-      const q = matching().select(
-        'c.id',
-        'c.file_id',
-        'c.ordinal',
-        'c.text',
-        'c.metadata',
-        trx.raw('c.embedding <=> ?::vector as distance', [vector]),
-      );
-      // The bare distance expression lets the HNSW index serve the order; `+ 0` keeps it from
-      // doing so (the exact way: the few matches sorted).
-      const rows = (await q
-        .orderByRaw(exact ? '(c.embedding <=> ?::vector) + 0' : 'c.embedding <=> ?::vector', [
-          vector,
-        ])
-        .limit(limit)) as {
+      // Ordered by the distance expression itself, so the HNSW index serves the order.
+      const rows = (await q.orderByRaw('c.embedding <=> ?::vector', [vector]).limit(limit)) as {
         id: string;
         file_id: string;
         ordinal: number;
