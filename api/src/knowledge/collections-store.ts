@@ -227,11 +227,6 @@ export class CollectionsStore {
     return new Map(rows.map((r: { id: string; name: string }) => [r.id, r.name]));
   }
 
-  async countChunks(generation: CollectionGeneration): Promise<number> {
-    const [row] = await this.db(generation.chunkTable).count<{ count: string }[]>('* as count');
-    return Number(row?.count ?? 0);
-  }
-
   /**
    * The `limit` chunks nearest `query` (cosine) among files the caller may read (`readable`,
    * on the files table aliased `f`) whose metadata matches every filter: one statement, the

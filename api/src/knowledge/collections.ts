@@ -3,9 +3,8 @@ import type { Logger } from '@aiplane/lib';
 import type { Embedder } from './embedder.js';
 import type { KnowledgeEngineConfig } from './engine-config.js';
 import { LOCAL_EMBEDDING_MODEL, LocalEmbedder } from './local-embedder.js';
-import type { CollectionGeneration, CollectionsStore } from './collections-store.js';
+import type { CollectionGeneration, CollectionsStore, ReadableFiles } from './collections-store.js';
 import { type Caller, withReadable } from './sharing-store.js';
-import type { ReadableFiles } from './collections-store.js';
 
 /** The collection an organization's files are indexed in (ADR 0033). */
 export const DOCUMENTS_COLLECTION = 'documents';
