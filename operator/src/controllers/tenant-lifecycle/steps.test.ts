@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { KeycloakRequestFailed } from '@aiplane/lib';
+import { KeycloakRequestFailed, KeycloakUnavailable } from '@aiplane/lib';
 import type { TenantLifecycle } from '@aiplane/crds';
 import type { Organization, OrganizationProvider } from '../../providers/identity/index.js';
 import type { TenantControllerDeps } from './deps.js';
@@ -12,7 +12,11 @@ const NOW = new Date('2026-11-26T10:00:00Z');
  * An identity provider that answers from a list of organizations; `removeBeforeGroups` removes
  * the organization between the lookup and its groups, as an administrator racing the operator.
  */
-function provider(orgs: Organization[], removeBeforeGroups = false) {
+function provider(
+  orgs: Organization[],
+  removeBeforeGroups = false,
+  groupsError: Error = new KeycloakRequestFailed(400, 'identity provider answered 400'),
+) {
   const calls: string[] = [];
   const p: OrganizationProvider = {
     findByAlias(alias) {
@@ -35,7 +39,7 @@ function provider(orgs: Organization[], removeBeforeGroups = false) {
           orgs.findIndex((o) => o.id === id),
           1,
         );
-        return Promise.reject(new KeycloakRequestFailed(400, 'identity provider answered 400'));
+        return Promise.reject(groupsError);
       }
       return Promise.resolve();
     },
@@ -70,6 +74,28 @@ describe('the tenant organization step', () => {
     assert.equal(step.state, 'failed');
     assert.equal(step.reason, 'OrganizationMissing');
     assert.deepEqual(calls, ['find acme', 'groups org-1', 'find acme']);
+  });
+
+  it('reports OrganizationMissing, not an outage, when Keycloak answers 500 for the groups of an organization removed meanwhile', async () => {
+    // Keycloak 26.7 answers 500 (ModelException: Organization does not exist) when its cache
+    // still held the organization: seen in CI.
+    const { p, calls } = provider(
+      [{ id: 'org-1', alias: 'acme', name: 'acme', tenantUid: UID }],
+      true,
+      new KeycloakUnavailable('identity provider answered 500'),
+    );
+    const step = await ensureOrganization(deps(p), tenant(recorded));
+    assert.equal(step.reason, 'OrganizationMissing');
+    assert.deepEqual(calls, ['find acme', 'groups org-1', 'find acme']);
+  });
+
+  it('keeps an outage an outage when the organization is still there', async () => {
+    const orgs = [{ id: 'org-1', alias: 'acme', name: 'acme', tenantUid: UID }];
+    const { p } = provider(orgs);
+    p.ensurePermissionGroups = () =>
+      Promise.reject(new KeycloakUnavailable('identity provider answered 503'));
+    const step = await ensureOrganization(deps(p), tenant(recorded));
+    assert.equal(step.reason, 'IdentityProviderUnavailable');
   });
 
   it('keeps a refusal of the groups of an organization that is still there a refusal', async () => {

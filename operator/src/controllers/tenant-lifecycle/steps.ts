@@ -132,9 +132,13 @@ export async function ensureOrganization(
           organizationId: existing.id,
         };
       } catch (err) {
-        // Removed between the lookup and the groups (Keycloak answers 400 for the groups of an
-        // organization that is gone): that is a missing organization, not a refusal.
-        if (!(err instanceof KeycloakRequestFailed) || (await orgs.findByAlias(slug))) throw err;
+        // Removed between the lookup and the groups: Keycloak answers 400 for the groups of an
+        // organization that is gone, or 500 (ModelException) when its cache still held it. If a
+        // second lookup no longer finds it, that is a missing organization, not an outage or a
+        // refusal; if Keycloak is really down, that lookup fails too and says so.
+        if (!(err instanceof KeycloakRequestFailed || err instanceof KeycloakUnavailable))
+          throw err;
+        if (await orgs.findByAlias(slug)) throw err;
       }
     }
     // Gone after it was recorded: report it (Degraded) and recreate it only once the repair
