@@ -12,11 +12,12 @@ import {
   createDatabase,
   freePort,
   passwordGrant,
-  startFromSource,
+  startBundled,
   startOpenAiTestBackend,
   waitFor,
   type LocalEnvironment,
 } from '@aiplane/hack';
+import { bundleImage } from '../hack/src/image/bundle.js';
 import { benchLogger } from './logs.js';
 import { percentile, writeResult } from './report.js';
 
@@ -95,11 +96,13 @@ export async function messagesOverhead(env: LocalEnvironment): Promise<void> {
     ...apiEnv(info, databaseUrl),
     AIPLANE_MODELS_ALLOW_LOOPBACK_BACKENDS: 'true',
   };
-  // As deployed: the API in a process of its own (from source under tsx, like `make dev`).
+  // As deployed: the API in a process of its own, from the image's compiled bundle.
+  const image = join(env.dir, 'bench-image');
+  await bundleImage(image);
   const port = await freePort();
-  const child = startFromSource({
+  const child = startBundled({
     name: 'bench-messages-api',
-    entry: 'api/src/main.ts',
+    file: join(image, 'api.mjs'),
     env: {
       ...process.env,
       ...environment,
@@ -180,7 +183,7 @@ export async function messagesOverhead(env: LocalEnvironment): Promise<void> {
       ...ownProcess,
       apiInTheBenchmarkProcess: sameProcess,
       goal: 'at most 1 ms added at p50 (issue 17)',
-      note: 'streaming messages request (X-Api-Key, anthropic-model-<name>) through the API vs the same chat completion sent straight to the OpenAI-compatible test backend (fixed 25-word answer, one chunk per word, no delay); sequential, interleaved, same fetch client; the main figures with the API in a process of its own (as deployed, from TypeScript sources under tsx), apiInTheBenchmarkProcess with the API sharing the client’s and backend’s event loop; everything on loopback on the same 2 cores',
+      note: 'streaming messages request (X-Api-Key, anthropic-model-<name>) through the API vs the same chat completion sent straight to the OpenAI-compatible test backend (fixed 25-word answer, one chunk per word, no delay); sequential, interleaved, same fetch client; the main figures with the API in a process of its own (as deployed: the image’s compiled bundle, node api.mjs), apiInTheBenchmarkProcess with the API sharing the client’s and backend’s event loop; everything on loopback on the same 2 cores',
     });
   } finally {
     await child.stop();
