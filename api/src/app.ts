@@ -28,6 +28,8 @@ import { filesRouter, type FilesRouterOptions } from './knowledge/files-routes.j
 import type { CollectionSearch } from './knowledge/collection-search.js';
 import { collectionsRouter } from './knowledge/collections-routes.js';
 import { foldersRouter } from './knowledge/folders-routes.js';
+import type { Rerankers } from './knowledge/catalogue-engines.js';
+import { rerankRouter } from './knowledge/rerank-routes.js';
 import { apiKeysRouter } from './keys/routes.js';
 import type { McpOAuthLinking } from './mcp/oauth/oauth-linking.js';
 import { mcpOAuthRouter } from './mcp/oauth/routes.js';
@@ -77,6 +79,8 @@ export interface AppDeps {
   files: FilesRouterOptions;
   /** Collection search (docs/adr/0033). */
   collectionSearch: CollectionSearch;
+  /** The rerankers of `POST /v1/rerank` (docs/adr/0031). */
+  rerankers: Rerankers;
   /** Readiness beyond the process being up (database reachable, …). */
   ready?: () => Promise<boolean>;
 }
@@ -121,6 +125,7 @@ export function createApp(deps: AppDeps): Express {
     '/collections',
     collectionsRouter({ search: deps.collectionSearch, files: deps.files.files }),
   );
+  v1.use('/rerank', rerankRouter({ rerankers: deps.rerankers }));
   app.use('/v1', v1);
   // The vendor-compatible API: its own /v1 below its prefix, its own error shape (spec:
   // Versioning 1; docs/adr/0024).

@@ -43,8 +43,7 @@ import { CollectionSearch } from './knowledge/collection-search.js';
 import { DOCUMENTS_COLLECTION, KnowledgeCollections } from './knowledge/collections.js';
 import { CollectionsStore } from './knowledge/collections-store.js';
 import { IndexingProcessor } from './knowledge/indexing-processor.js';
-import { RemoteReranker } from './knowledge/remote-reranker.js';
-import { LocalReranker } from './knowledge/reranker.js';
+import { Rerankers } from './knowledge/catalogue-engines.js';
 import { attachWebSockets, createApp } from './app.js';
 import type { ApiConfig } from './config.js';
 
@@ -132,6 +131,17 @@ export async function startApi(
   const clusterFetch = createWorkloadFetch();
   const registry = new Registry();
   const systemConfig = new SystemConfiguration(new ConfigStore(db));
+  const rerankers = new Rerankers({
+    models,
+    localEmbedder: () => collections.localEmbedder(),
+    dialing: {
+      remote: backendFetch,
+      cluster: clusterFetch,
+      retryBaseMs: config.inference.retryBaseMs,
+    },
+    configured: async (organizationId) =>
+      (await systemConfig.get(organizationId)).config.reranker_model,
+  });
   const collectionSearch = new CollectionSearch({
     store: collections.store,
     embedderFor: (g) => collections.embedderFor(g),
@@ -141,16 +151,9 @@ export async function startApi(
       if (!c.reranker_enabled || c.reranker_model === null) {
         return { retrievalK: c.retrieval_k, rerank: undefined };
       }
-      const backend = await models.backendFor(organizationId, c.reranker_model, 'rerank');
-      const reranker = backend
-        ? new RemoteReranker({
-            baseUrl: backend.baseUrl,
-            model: backend.backendModel,
-            apiKey: backend.apiKey,
-            http: backend.inCluster ? clusterFetch : backendFetch,
-            retryBaseMs: config.inference.retryBaseMs,
-          })
-        : new LocalReranker(await collections.localEmbedder());
+      // A selected model removed from the catalogue since: the local default, as before.
+      const reranker =
+        (await rerankers.named(organizationId, c.reranker_model)) ?? (await rerankers.local());
       return { retrievalK: c.retrieval_k, rerank: { reranker, topN: c.rerank_top_n } };
     },
   });
@@ -252,6 +255,7 @@ export async function startApi(
     messages,
     files: files.router,
     collectionSearch,
+    rerankers,
     authenticator: platform.authenticator,
     ready: () => platform.ready(),
   };

@@ -188,6 +188,8 @@ export interface GroupedFilesSuite {
 export async function startGroupedFilesSuite(
   name: string,
   groupPrefix: string,
+  /** More of the API's environment. */
+  env: Record<string, string> = {},
 ): Promise<GroupedFilesSuite> {
   const store = await mkdtemp(join(tmpdir(), `aiplane-${name}-`));
   const acme = keycloak().organization.id;
@@ -198,6 +200,7 @@ export async function startGroupedFilesSuite(
   const api = await startTestApi(name, {
     AIPLANE_FILES_DIR: store,
     AIPLANE_IDP_ACCESS_CACHE_SECONDS: '0',
+    ...env,
   });
   return {
     api,

@@ -8,6 +8,7 @@ import {
   type CollectionSearch,
   parseSearchRequest,
 } from './collection-search.js';
+import { engineApiError } from './engine-errors.js';
 import type { Files } from './files.js';
 
 /** `/v1/collections` (spec: Endpoints, collection search; ADR 0033). */
@@ -37,12 +38,18 @@ export function collectionsRouter(opts: { search: CollectionSearch; files: Files
         'collection_not_found',
         'identity_provider_unavailable',
         'model_backend_unavailable',
+        'model_backend_error',
       ],
     },
     async (req, res, { organizationId }) => {
       const request = parseSearchRequest(req.body);
       const caller = await opts.files.caller(principalOf(res), organizationId);
-      res.json(await opts.search.search(organizationId, req.params.name ?? '', request, caller));
+      try {
+        res.json(await opts.search.search(organizationId, req.params.name ?? '', request, caller));
+      } catch (err) {
+        // The embedding model or the reranker failing: 503/502, not 500 (ADR 0031).
+        throw engineApiError(err) ?? err;
+      }
     },
   );
   return router;
