@@ -44,6 +44,8 @@ import { DOCUMENTS_COLLECTION, KnowledgeCollections } from './knowledge/collecti
 import { CollectionsStore } from './knowledge/collections-store.js';
 import { IndexingProcessor } from './knowledge/indexing-processor.js';
 import { Rerankers } from './knowledge/catalogue-engines.js';
+import { KnowledgeCleanup } from './knowledge/cleanup.js';
+import { KnowledgeCleanupStore } from './knowledge/cleanup-store.js';
 import { attachWebSockets, createApp } from './app.js';
 import type { ApiConfig } from './config.js';
 
@@ -83,16 +85,6 @@ export async function startApi(
   const servers = new McpServerStore(kc, platform.servers, new McpEnvSecrets(kc, logger));
   const agents = new AgentStore(db);
   const states = new OAuthStateStore(db, config.mcp.credentialKeys);
-  // The API, not the gateway, removes what is kept about servers that went without its route.
-  const cleanup = new McpServerCleanup({
-    servers: platform.servers,
-    tenants,
-    credentials,
-    agents,
-    organizations: new OrganizationRows(db),
-    logger,
-    graceSeconds: opts.mcpOrphanGraceSeconds,
-  });
   const allowLoopback = config.mcp.allowLoopbackUpstreams;
   const downloadStore = new DownloadStore(db);
   const downloadFetch = createPinnedFetch({
@@ -117,6 +109,22 @@ export async function startApi(
   const files = knowledgeFiles(config, db, logger, {
     ...opts.files,
     processor: opts.files?.processor ?? new IndexingProcessor(collections, config.knowledgeEngines),
+  });
+  // The API, not the gateway, removes what is kept about servers and tenants that went
+  // without its routes (and files' blobs a crash left behind).
+  const cleanup = new McpServerCleanup({
+    servers: platform.servers,
+    tenants,
+    credentials,
+    agents,
+    organizations: new OrganizationRows(db),
+    knowledge: new KnowledgeCleanup({
+      store: new KnowledgeCleanupStore(db),
+      blobs: files.router.blobs,
+      logger,
+    }),
+    logger,
+    graceSeconds: opts.mcpOrphanGraceSeconds,
   });
   const models = new ModelCatalogue({
     store: new ModelCatalogueStore(db),
