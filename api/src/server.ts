@@ -12,6 +12,7 @@ import { McpEnvSecrets } from './mcp/env-secrets.js';
 import { McpServerStore } from './mcp/server-store.js';
 import { WorkloadAdmission } from './mcp/workload-admission.js';
 import { AgentStore } from './agents/store.js';
+import { KeycloakSharingDirectory } from './sharing/directory.js';
 import { Branding } from './platform/branding.js';
 import { ThemeStore } from './platform/branding-store.js';
 import { Registry } from 'prom-client';
@@ -115,7 +116,13 @@ export async function startApi(
     engines: config.knowledgeEngines,
     logger,
   });
-  const files = knowledgeFiles(config, db, logger, {
+  // Who is who for sharing files and agents: the identity provider's groups and members.
+  const idp = config.identityProvider;
+  const directory = new KeycloakSharingDirectory(
+    { url: idp.url, realm: idp.realm, clientId: idp.clientId, clientSecret: idp.clientSecret },
+    idp.accessCacheSeconds * 1000,
+  );
+  const files = knowledgeFiles(config, db, logger, directory, {
     ...opts.files,
     processor: opts.files?.processor ?? new IndexingProcessor(collections, config.knowledgeEngines),
   });
