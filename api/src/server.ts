@@ -11,7 +11,12 @@ import { McpServerCleanup } from './mcp/server-cleanup.js';
 import { McpEnvSecrets } from './mcp/env-secrets.js';
 import { McpServerStore } from './mcp/server-store.js';
 import { WorkloadAdmission } from './mcp/workload-admission.js';
+import { Agents } from './agents/agents.js';
 import { AgentStore } from './agents/store.js';
+import { KeycloakSharingDirectory } from './sharing/directory.js';
+import { AGENT_SHARES } from './sharing/roles.js';
+import { ShareStore } from './sharing/share-store.js';
+import { Shares } from './sharing/shares.js';
 import { Branding } from './platform/branding.js';
 import { ThemeStore } from './platform/branding-store.js';
 import { Registry } from 'prom-client';
@@ -106,7 +111,13 @@ export async function startApi(
     engines: config.knowledgeEngines,
     logger,
   });
-  const files = knowledgeFiles(config, db, logger, {
+  // Who is who for sharing files and agents: the identity provider's groups and members.
+  const idp = config.identityProvider;
+  const directory = new KeycloakSharingDirectory(
+    { url: idp.url, realm: idp.realm, clientId: idp.clientId, clientSecret: idp.clientSecret },
+    idp.accessCacheSeconds * 1000,
+  );
+  const files = knowledgeFiles(config, db, logger, directory, {
     ...opts.files,
     processor: opts.files?.processor ?? new IndexingProcessor(collections, config.knowledgeEngines),
   });
@@ -165,6 +176,20 @@ export async function startApi(
       return { retrievalK: c.retrieval_k, rerank: { reranker, topN: c.rerank_top_n } };
     },
   });
+  const sharedAgents = new Agents({
+    store: agents,
+    shares: new Shares(new ShareStore(db, AGENT_SHARES), directory),
+    directory,
+    foreignServerIds: async (organizationId: string, ids: readonly string[]) => {
+      const namespace = organizationNamespace(tenants, organizationId);
+      if (namespace === undefined) return [...ids];
+      // Misses read through the cache: one LIST of the namespace however many ids miss.
+      const found = await Promise.all(ids.map((id) => servers.find(namespace, id)));
+      return ids.filter((_, i) => found[i] === undefined);
+    },
+    provisioned: (organizationId: string) =>
+      organizationNamespace(tenants, organizationId) !== undefined,
+  });
   const messages = new Messages({
     retrieval: {
       passages: async (organizationId, principal, documentIds, query) => {
@@ -186,7 +211,7 @@ export async function startApi(
       },
     },
     catalogue: models,
-    agents,
+    agents: sharedAgents,
     remoteFetch: backendFetch,
     clusterFetch,
     tokenizers: new Tokenizers({ root: config.modelStore.dir, logger }),
@@ -236,18 +261,7 @@ export async function startApi(
       timeoutMs: config.mcp.upstreamTimeoutMs,
       logger,
     }),
-    agents: {
-      agents,
-      foreignServerIds: async (organizationId: string, ids: readonly string[]) => {
-        const namespace = organizationNamespace(tenants, organizationId);
-        if (namespace === undefined) return [...ids];
-        // Misses read through the cache: one LIST of the namespace however many ids miss.
-        const found = await Promise.all(ids.map((id) => servers.find(namespace, id)));
-        return ids.filter((_, i) => found[i] === undefined);
-      },
-      provisioned: (organizationId: string) =>
-        organizationNamespace(tenants, organizationId) !== undefined,
-    },
+    agents: { agents: sharedAgents },
     translations: new Translations(new TranslationStore(db)),
     config: systemConfig,
     branding: new Branding(new ThemeStore(db)),

@@ -9,7 +9,7 @@ import type {
   ReadableFiles,
 } from './collections-store.js';
 import type { Reranker } from './reranker.js';
-import type { Caller } from './sharing-store.js';
+import type { Caller } from '../sharing/roles.js';
 
 const FilterSchema = Type.Object(
   {

@@ -4,7 +4,8 @@ import type { Embedder } from './embedder.js';
 import type { KnowledgeEngineConfig } from './engine-config.js';
 import { LOCAL_EMBEDDING_MODEL, LocalEmbedder } from './local-embedder.js';
 import type { CollectionGeneration, CollectionsStore, ReadableFiles } from './collections-store.js';
-import { type Caller, withReadable } from './sharing-store.js';
+import type { Caller } from '../sharing/roles.js';
+import { withReadable } from './sharing-store.js';
 
 /** The collection an organization's files are indexed in (ADR 0033). */
 export const DOCUMENTS_COLLECTION = 'documents';

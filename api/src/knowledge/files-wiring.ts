@@ -10,7 +10,10 @@ import { JobStore } from './files-queue-store.js';
 import type { FilesRouterOptions } from './files-routes.js';
 import { FilesStore } from './files-store.js';
 import { FoldersStore } from './folders-store.js';
-import { KeycloakSharingDirectory, type SharingDirectory } from './sharing-directory.js';
+import type { SharingDirectory } from '../sharing/directory.js';
+import { NODE_SHARES } from '../sharing/roles.js';
+import { ShareStore } from '../sharing/share-store.js';
+import { Shares } from '../sharing/shares.js';
 import { SharingStore } from './sharing-store.js';
 
 export interface KnowledgeFilesOptions {
@@ -18,27 +21,22 @@ export interface KnowledgeFilesOptions {
   processor?: FileProcessor;
   /** TESTS ONLY: the job queue's timings (lease, heartbeat, poll, backoff). */
   queue?: Partial<Omit<QueueSettings, 'concurrency'>>;
-  /** TESTS ONLY: another directory of groups and members than the identity provider. */
-  directory?: SharingDirectory;
 }
 
-/** Files and folders put together (docs/adr/0032): the routes' service and the job queue. */
+/**
+ * Files and folders put together (docs/adr/0032): the routes' service and the job queue.
+ * `directory` is the identity provider's groups and members, shared with agents' sharing.
+ */
 export function knowledgeFiles(
   config: ApiConfig,
   db: Knex,
   logger: Logger,
+  directory: SharingDirectory,
   opts: KnowledgeFilesOptions = {},
 ): { router: FilesRouterOptions; queue: JobQueue } {
   const blobs = new DirectoryBlobStore(config.files.dir);
   const nodes = new FilesStore(db);
   const jobs = new JobStore(db);
-  const idp = config.identityProvider;
-  const directory =
-    opts.directory ??
-    new KeycloakSharingDirectory(
-      { url: idp.url, realm: idp.realm, clientId: idp.clientId, clientSecret: idp.clientSecret },
-      idp.accessCacheSeconds * 1000,
-    );
   const queue = new JobQueue(
     PROCESSING_QUEUE,
     jobs,
@@ -50,6 +48,7 @@ export function knowledgeFiles(
     nodes,
     tree: new FoldersStore(db),
     sharing: new SharingStore(db),
+    shares: new Shares(new ShareStore(db, NODE_SHARES), directory),
     jobs,
     blobs,
     directory,

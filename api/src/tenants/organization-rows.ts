@@ -8,6 +8,8 @@ import { notLive, type LiveScope } from '@aiplane/lib/store';
  */
 const TABLES: readonly { name: string; unique?: readonly string[]; setting?: true }[] = [
   { name: 'agents' },
+  // Who an agent is shared with (docs/adr/0035).
+  { name: 'agent_shares' },
   { name: 'mcp_credentials' },
   { name: 'mcp_oauth_clients' },
   { name: 'mcp_oauth_states' },

@@ -14,6 +14,7 @@ export {
 } from './middleware.js';
 export {
   hasPermission,
+  isOrganizationAdmin,
   isPlatformAdmin,
   type OrganizationRef,
   type Permission,
