@@ -26,6 +26,7 @@ import { modelInstallerRouter } from './inference/downloads/download-routes.js';
 import type { ModelDownloads } from './inference/downloads/downloads.js';
 import { filesRouter, type FilesRouterOptions } from './knowledge/files-routes.js';
 import type { CollectionSearch } from './knowledge/collection-search.js';
+import type { Reindexing } from './knowledge/reindex.js';
 import { collectionsRouter } from './knowledge/collections-routes.js';
 import { foldersRouter } from './knowledge/folders-routes.js';
 import { apiKeysRouter } from './keys/routes.js';
@@ -77,6 +78,8 @@ export interface AppDeps {
   files: FilesRouterOptions;
   /** Collection search (docs/adr/0033). */
   collectionSearch: CollectionSearch;
+  /** Reindexing the collection with another embedding model (docs/adr/0034). */
+  reindexing: Reindexing;
   /** Readiness beyond the process being up (database reachable, …). */
   ready?: () => Promise<boolean>;
 }
@@ -119,7 +122,11 @@ export function createApp(deps: AppDeps): Express {
   v1.use('/folders', foldersRouter(deps.files));
   v1.use(
     '/collections',
-    collectionsRouter({ search: deps.collectionSearch, files: deps.files.files }),
+    collectionsRouter({
+      search: deps.collectionSearch,
+      files: deps.files.files,
+      reindexing: deps.reindexing,
+    }),
   );
   app.use('/v1', v1);
   // The vendor-compatible API: its own /v1 below its prefix, its own error shape (spec:

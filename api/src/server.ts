@@ -43,6 +43,9 @@ import { CollectionSearch } from './knowledge/collection-search.js';
 import { DOCUMENTS_COLLECTION, KnowledgeCollections } from './knowledge/collections.js';
 import { CollectionsStore } from './knowledge/collections-store.js';
 import { IndexingProcessor } from './knowledge/indexing-processor.js';
+import { JobQueue } from './knowledge/files-queue.js';
+import { REINDEX_QUEUE, Reindexing } from './knowledge/reindex.js';
+import { ReindexStore } from './knowledge/reindex-store.js';
 import { RemoteReranker } from './knowledge/remote-reranker.js';
 import { LocalReranker } from './knowledge/reranker.js';
 import { attachWebSockets, createApp } from './app.js';
@@ -109,20 +112,12 @@ export async function startApi(
     maxFileBytes: config.modelStore.maxFileBytes,
   };
   const downloadWorker = new DownloadWorker(downloadStore, downloadFetch, workerSettings, logger);
-  // Collections (ADR 0033): processed files are indexed with the real engines (ADR 0031).
-  const collections = new KnowledgeCollections({
-    store: new CollectionsStore(db, 'knowledge_nodes'),
-    engines: config.knowledgeEngines,
-    logger,
-  });
-  const files = knowledgeFiles(config, db, logger, {
-    ...opts.files,
-    processor: opts.files?.processor ?? new IndexingProcessor(collections, config.knowledgeEngines),
-  });
   const models = new ModelCatalogue({
     store: new ModelCatalogueStore(db),
     keyring: config.mcp.credentialKeys,
     allowLoopback: config.inference.allowLoopbackBackends,
+    // A catalogue change of an embedding model in use reindexes (ADR 0034).
+    embeddingChange: (entry) => reindexing.catalogueChange(entry),
   });
   if (config.inference.allowLoopbackBackends) {
     logger.warn('AIPLANE_MODELS_ALLOW_LOOPBACK_BACKENDS is on: model backends may be on loopback');
@@ -131,7 +126,57 @@ export async function startApi(
   const backendFetch = createPinnedFetch({ allowLoopback: config.inference.allowLoopbackBackends });
   const clusterFetch = createWorkloadFetch();
   const registry = new Registry();
-  const systemConfig = new SystemConfiguration(new ConfigStore(db));
+  const configStore = new ConfigStore(db);
+  // Collections (ADR 0033): processed files are indexed with the real engines (ADR 0031), by
+  // the local model or the catalogue embedding model `/v1/config` names (ADR 0034).
+  const collections = new KnowledgeCollections({
+    store: new CollectionsStore(db, 'knowledge_nodes'),
+    engines: config.knowledgeEngines,
+    logger,
+    configured: async (organizationId) =>
+      (await systemConfig.get(organizationId)).config.embedding_model,
+    remote: async (organizationId, name) => {
+      const backend = await models.backendFor(organizationId, name, 'embedding');
+      return (
+        backend && {
+          baseUrl: backend.baseUrl,
+          model: backend.backendModel,
+          apiKey: backend.apiKey,
+          http: backend.inCluster ? clusterFetch : backendFetch,
+          retryBaseMs: config.inference.retryBaseMs,
+        }
+      );
+    },
+  });
+  const indexer = new IndexingProcessor(collections, config.knowledgeEngines);
+  const files = knowledgeFiles(config, db, logger, {
+    ...opts.files,
+    processor: opts.files?.processor ?? indexer,
+  });
+  const reindexing: Reindexing = new Reindexing({
+    db,
+    store: new ReindexStore(db),
+    collections,
+    jobs: files.jobs,
+    files: files.nodes,
+    blobs: files.blobs,
+    indexer,
+    attempts: config.files.attempts,
+    queued: () => reindexQueue.kick(),
+    revertConfig: (trx, organizationId, from, to) =>
+      configStore.revertEmbeddingModel(trx, organizationId, from, to),
+    logger,
+  });
+  const reindexQueue = new JobQueue(
+    REINDEX_QUEUE,
+    files.jobs,
+    reindexing,
+    { ...files.queueSettings, concurrency: config.files.concurrency },
+    logger,
+  );
+  const systemConfig = new SystemConfiguration(configStore, {
+    prepare: (organizationId, model) => reindexing.prepare(organizationId, model, 'config'),
+  });
   const collectionSearch = new CollectionSearch({
     store: collections.store,
     embedderFor: (g) => collections.embedderFor(g),
@@ -252,6 +297,7 @@ export async function startApi(
     messages,
     files: files.router,
     collectionSearch,
+    reindexing,
     authenticator: platform.authenticator,
     ready: () => platform.ready(),
   };
@@ -270,6 +316,11 @@ export async function startApi(
   cleanup.start();
   downloadWorker.start();
   files.queue.start();
+  // Reindexes left running by the last stop go on (ADR 0034).
+  await reindexing
+    .resume()
+    .catch((err: unknown) => logger.error({ err }, 'reindex: resuming failed'));
+  reindexQueue.start();
   return {
     ...listening,
     routes: routeTable(app),
@@ -279,6 +330,7 @@ export async function startApi(
       await listening.close();
       await downloadWorker.stop();
       await files.queue.stop();
+      await reindexQueue.stop();
       await collections.close();
       await downloadFetch.close();
       await metricsServer?.close();

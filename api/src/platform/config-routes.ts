@@ -63,7 +63,12 @@ export function configRouter(opts: { config: SystemConfiguration }): Router {
           headers: { ETag },
         },
       },
-      errors: ['config_version_mismatch'],
+      errors: [
+        'config_version_mismatch',
+        'reindex_running',
+        'model_backend_unavailable',
+        'model_backend_error',
+      ],
     },
     async (req, res, { organizationId }) => {
       const { config, etag } = await opts.config.patch(

@@ -15,6 +15,7 @@ import * as modelTokenizer from './migrations/0013-model-tokenizer.js';
 import * as knowledgeFiles from './migrations/0014-knowledge-files.js';
 import * as knowledgeCollections from './migrations/0015-knowledge-collections.js';
 import * as agentDocuments from './migrations/0016-agent-documents.js';
+import * as knowledgeReindex from './migrations/0018-knowledge-reindex.js';
 
 /** Migrations in order; listed here (not read from disk) so they work from source and from a build. */
 const MIGRATIONS: { name: string; up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }[] = [
@@ -34,6 +35,7 @@ const MIGRATIONS: { name: string; up(k: Knex): Promise<void>; down(k: Knex): Pro
   knowledgeFiles,
   knowledgeCollections,
   agentDocuments,
+  knowledgeReindex,
 ];
 
 const source: Knex.MigrationSource<(typeof MIGRATIONS)[number]> = {
