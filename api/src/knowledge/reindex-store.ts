@@ -106,7 +106,7 @@ export class ReindexStore {
   /** Whether any of these organizations has a running reindex of the collection. */
   async anyRunning(organizationIds: readonly string[], collection: string): Promise<boolean> {
     if (organizationIds.length === 0) return false;
-    const row = await this.db(TABLE)
+    const row: unknown = await this.db(TABLE)
       .whereIn('organization_id', [...organizationIds])
       .andWhere({ collection, state: 'running' })
       .first('id');
@@ -133,7 +133,7 @@ export class ReindexStore {
     }
     if (row.listed_at === null)
       return { total: 0, completed: 0, failed: 0, skipped: 0, pending: 0 };
-    const [c] = await trx(JOBS)
+    const rows: unknown[] = await trx(JOBS)
       .where({ reindex_id: row.id })
       .select(
         trx.raw("count(*) filter (where status in ('queued', 'running'))::int as pending"),
@@ -142,7 +142,7 @@ export class ReindexStore {
         ),
         trx.raw("count(*) filter (where status = 'failed')::int as failed"),
       );
-    const { pending, completed, failed } = c as {
+    const { pending, completed, failed } = rows[0] as {
       pending: number;
       completed: number;
       failed: number;

@@ -152,7 +152,7 @@ export class Reindexing implements JobHandler {
     trigger: ReindexTrigger,
   ): Promise<{ apply(trx: Knex): Promise<void>; committed(): Promise<void> }> {
     const active = await this.o.collections.store.active(organizationId, DOCUMENTS_COLLECTION);
-    const none = { apply: async () => undefined, committed: async () => undefined };
+    const none = { apply: () => Promise.resolve(), committed: () => Promise.resolve() };
     if (!active) return none;
     if (await this.o.store.running(organizationId, DOCUMENTS_COLLECTION)) throw runningError();
     const choice = await this.resolve(organizationId, model);
@@ -288,7 +288,9 @@ export class Reindexing implements JobHandler {
     if (!file || file.kind !== 'file' || file.blob_key === null || file.status === 'failed')
       return 'skipped';
     const stored = processableFile(file, file.blob_key, this.o.blobs);
-    await refusalsFail(() => this.o.indexer.indexInto(stored, async () => [target], signal));
+    await refusalsFail(() =>
+      this.o.indexer.indexInto(stored, () => Promise.resolve([target]), signal),
+    );
     return 'completed';
   }
 
@@ -394,7 +396,12 @@ export class Reindexing implements JobHandler {
       if (!row || row.listed_at === null) return undefined;
       const c = await this.o.store.counters(row, trx);
       if (c.pending > 0) return undefined;
-      const { pending: _, ...counters } = c;
+      const counters = {
+        total: c.total,
+        completed: c.completed,
+        failed: c.failed,
+        skipped: c.skipped,
+      };
       const target = row.target_id
         ? await this.o.collections.store.get(row.target_id, trx)
         : undefined;
