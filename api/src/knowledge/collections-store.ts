@@ -107,10 +107,7 @@ export class CollectionsStore {
     name: string,
     trx: Knex = this.db,
   ): Promise<CollectionGeneration | undefined> {
-    const row = await trx<Row>('knowledge_collections')
-      .where({ organization_id: organizationId, name, state: 'active' })
-      .first();
-    return row ? toGeneration(row) : undefined;
+    return this.inState(organizationId, name, 'active', trx);
   }
 
   async building(
@@ -118,8 +115,18 @@ export class CollectionsStore {
     name: string,
     trx: Knex = this.db,
   ): Promise<CollectionGeneration | undefined> {
+    return this.inState(organizationId, name, 'building', trx);
+  }
+
+  /** The generation of the collection in `state` (at most one is active, one building). */
+  private async inState(
+    organizationId: string,
+    name: string,
+    state: 'active' | 'building',
+    trx: Knex,
+  ): Promise<CollectionGeneration | undefined> {
     const row = await trx<Row>('knowledge_collections')
-      .where({ organization_id: organizationId, name, state: 'building' })
+      .where({ organization_id: organizationId, name, state })
       .first();
     return row ? toGeneration(row) : undefined;
   }
