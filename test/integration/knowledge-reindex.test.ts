@@ -77,8 +77,9 @@ describe('reindex: a new embedding model built file by file, progress, atomic sw
   const files = new Map<string, FileNode>();
 
   const start = async (databaseOf?: string) => {
+    // A restarted API logs to a file of its own (`…-restarted.log`), on the same database.
     api = await startTestApi(
-      NAME,
+      databaseOf ? `${NAME}-restarted` : NAME,
       {
         AIPLANE_FILES_DIR: store,
         AIPLANE_IDP_ACCESS_CACHE_SECONDS: '0',

@@ -180,17 +180,18 @@ export class ReindexStore {
   }
 
   /**
-   * The organizations whose active generation of `collection` is written by the catalogue
-   * entry `name` (an organization's own, or a platform-wide one where the organization has
-   * no active entry of that name in mode `embedding`) as another model at its backend than
-   * `backendModel`.
+   * The organizations whose active generation of `collection` (or a reindex's target) is
+   * written by the catalogue entry `name` (an organization's own, or a platform-wide one where
+   * the organization has no active entry of that name in mode `embedding`) as another model
+   * at its backend than `backendModel`.
    */
   async organizationsUsing(
     collection: string,
     entry: { name: string; organizationId: string | null; backendModel: string },
   ): Promise<string[]> {
     const q = this.db({ c: 'knowledge_collections' })
-      .where({ 'c.name': collection, 'c.embedding_model': entry.name, 'c.state': 'active' })
+      .where({ 'c.name': collection, 'c.embedding_model': entry.name })
+      .whereIn('c.state', ['active', 'building'])
       .whereNotNull('c.backend_model')
       .whereNot({ 'c.backend_model': entry.backendModel });
     if (entry.organizationId !== null) {
@@ -202,6 +203,6 @@ export class ReindexStore {
           .andWhere({ 'm.name': entry.name, 'm.mode': 'embedding', 'm.active': true }),
       );
     }
-    return q.pluck('c.organization_id');
+    return [...new Set<string>(await q.pluck('c.organization_id'))];
   }
 }
