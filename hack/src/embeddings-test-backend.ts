@@ -48,7 +48,9 @@ export interface EmbeddingsTestBackend {
  *
  * - `POST /v1/embeddings` `{model, input}` (a string or a list of strings) answers
  *   `{object: "list", data: [{object: "embedding", index, embedding}], model, usage}` with the
- *   data listed LAST TEXT FIRST, so a client that ignores `index` gets the vectors wrong.
+ *   data listed LAST TEXT FIRST, so a client that ignores `index` gets the vectors wrong. A
+ *   model named in `shortened` answers shorter real vectors (another dimension); `hold` keeps
+ *   requests waiting where a test wants a slow backend (docs/adr/0034).
  * - `POST /v1/rerank` (and `/rerank`) `{model, query, documents, top_n}` answers
  *   `{results: [{index, relevance_score}]}` best first, as Cohere and Jina do; a request the
  *   reranker refuses answers 400 `{error: {message}}`, as such backends do.
