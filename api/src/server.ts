@@ -48,9 +48,12 @@ import { CollectionSearch } from './knowledge/collection-search.js';
 import { DOCUMENTS_COLLECTION, KnowledgeCollections } from './knowledge/collections.js';
 import { CollectionsStore } from './knowledge/collections-store.js';
 import { IndexingProcessor } from './knowledge/indexing-processor.js';
-import { Rerankers } from './knowledge/catalogue-engines.js';
+import { Rerankers, remoteOptionsOf } from './knowledge/catalogue-engines.js';
 import { KnowledgeCleanup } from './knowledge/cleanup.js';
 import { KnowledgeCleanupStore } from './knowledge/cleanup-store.js';
+import { JobQueue } from './knowledge/files-queue.js';
+import { REINDEX_QUEUE, Reindexing } from './knowledge/reindex.js';
+import { ReindexStore } from './knowledge/reindex-store.js';
 import { attachWebSockets, createApp } from './app.js';
 import type { ApiConfig } from './config.js';
 
@@ -105,11 +108,38 @@ export async function startApi(
     maxFileBytes: config.modelStore.maxFileBytes,
   };
   const downloadWorker = new DownloadWorker(downloadStore, downloadFetch, workerSettings, logger);
-  // Collections (ADR 0033): processed files are indexed with the real engines (ADR 0031).
+  const models = new ModelCatalogue({
+    store: new ModelCatalogueStore(db),
+    keyring: config.mcp.credentialKeys,
+    allowLoopback: config.inference.allowLoopbackBackends,
+    // A catalogue change of an embedding model in use reindexes (ADR 0034).
+    embeddingChange: (entry) => reindexing.catalogueChange(entry),
+  });
+  if (config.inference.allowLoopbackBackends) {
+    logger.warn('AIPLANE_MODELS_ALLOW_LOOPBACK_BACKENDS is on: model backends may be on loopback');
+  }
+  // Backends are dialed with the address rules checked again at connect time (DNS rebinding).
+  const backendFetch = createPinnedFetch({ allowLoopback: config.inference.allowLoopbackBackends });
+  const clusterFetch = createWorkloadFetch();
+  const registry = new Registry();
+  const configStore = new ConfigStore(db);
+  const dialing = {
+    remote: backendFetch,
+    cluster: clusterFetch,
+    retryBaseMs: config.inference.retryBaseMs,
+  };
+  // Collections (ADR 0033): processed files are indexed with the real engines (ADR 0031), by
+  // the local model or the catalogue embedding model `/v1/config` names (ADR 0034).
   const collections = new KnowledgeCollections({
     store: new CollectionsStore(db, 'knowledge_nodes'),
     engines: config.knowledgeEngines,
     logger,
+    configured: async (organizationId) =>
+      (await systemConfig.get(organizationId)).config.embedding_model,
+    remote: async (organizationId, name) => {
+      const backend = await models.backendFor(organizationId, name, 'embedding');
+      return backend && remoteOptionsOf(backend, dialing);
+    },
   });
   // Who is who for sharing files and agents: the identity provider's groups and members.
   const idp = config.identityProvider;
@@ -117,9 +147,10 @@ export async function startApi(
     { url: idp.url, realm: idp.realm, clientId: idp.clientId, clientSecret: idp.clientSecret },
     idp.accessCacheSeconds * 1000,
   );
+  const indexer = new IndexingProcessor(collections, config.knowledgeEngines);
   const files = knowledgeFiles(config, db, logger, directory, {
     ...opts.files,
-    processor: opts.files?.processor ?? new IndexingProcessor(collections, config.knowledgeEngines),
+    processor: opts.files?.processor ?? indexer,
   });
   // The API, not the gateway, removes what is kept about servers and tenants that went
   // without its routes (and files' blobs a crash left behind).
@@ -131,33 +162,40 @@ export async function startApi(
     organizations: new OrganizationRows(db),
     knowledge: new KnowledgeCleanup({
       store: new KnowledgeCleanupStore(db),
-      blobs: files.router.blobs,
+      blobs: files.blobs,
       logger,
     }),
     logger,
     graceSeconds: opts.mcpOrphanGraceSeconds,
   });
-  const models = new ModelCatalogue({
-    store: new ModelCatalogueStore(db),
-    keyring: config.mcp.credentialKeys,
-    allowLoopback: config.inference.allowLoopbackBackends,
+  const reindexing: Reindexing = new Reindexing({
+    db,
+    store: new ReindexStore(db),
+    collections,
+    jobs: files.jobs,
+    files: files.nodes,
+    blobs: files.blobs,
+    indexer,
+    attempts: config.files.attempts,
+    queued: () => reindexQueue.kick(),
+    revertConfig: (trx, organizationId, from, to) =>
+      configStore.revertEmbeddingModel(trx, organizationId, from, to),
+    logger,
   });
-  if (config.inference.allowLoopbackBackends) {
-    logger.warn('AIPLANE_MODELS_ALLOW_LOOPBACK_BACKENDS is on: model backends may be on loopback');
-  }
-  // Backends are dialed with the address rules checked again at connect time (DNS rebinding).
-  const backendFetch = createPinnedFetch({ allowLoopback: config.inference.allowLoopbackBackends });
-  const clusterFetch = createWorkloadFetch();
-  const registry = new Registry();
-  const systemConfig = new SystemConfiguration(new ConfigStore(db));
+  const reindexQueue = new JobQueue(
+    REINDEX_QUEUE,
+    files.jobs,
+    reindexing,
+    { ...files.queueSettings, concurrency: config.files.concurrency },
+    logger,
+  );
+  const systemConfig = new SystemConfiguration(configStore, {
+    prepare: (organizationId, model) => reindexing.prepare(organizationId, model, 'config'),
+  });
   const rerankers = new Rerankers({
     models,
     localEmbedder: () => collections.localEmbedder(),
-    dialing: {
-      remote: backendFetch,
-      cluster: clusterFetch,
-      retryBaseMs: config.inference.retryBaseMs,
-    },
+    dialing,
     configured: async (organizationId) =>
       (await systemConfig.get(organizationId)).config.reranker_model,
   });
@@ -278,6 +316,7 @@ export async function startApi(
     files: files.router,
     collectionSearch,
     rerankers,
+    reindexing,
     authenticator: platform.authenticator,
     ready: () => platform.ready(),
   };
@@ -296,6 +335,11 @@ export async function startApi(
   cleanup.start();
   downloadWorker.start();
   files.queue.start();
+  // Reindexes left running by the last stop go on (ADR 0034).
+  await reindexing
+    .resume()
+    .catch((err: unknown) => logger.error({ err }, 'reindex: resuming failed'));
+  reindexQueue.start();
   return {
     ...listening,
     routes: routeTable(app),
@@ -305,6 +349,7 @@ export async function startApi(
       await listening.close();
       await downloadWorker.stop();
       await files.queue.stop();
+      await reindexQueue.stop();
       await collections.close();
       await downloadFetch.close();
       await metricsServer?.close();

@@ -155,10 +155,11 @@ export class FilesStore {
     id: string,
     status: 'processing' | 'RAG Available' | 'failed' | 'uploaded',
     fields: { status_reason?: string | null; chunk_count?: number | null } = {},
+    trx: Knex = this.db,
   ): Promise<boolean> {
-    const n = await this.db('knowledge_nodes')
+    const n = await trx('knowledge_nodes')
       .where({ id, kind: 'file' })
-      .update({ status, ...fields, updated_at: this.db.fn.now() });
+      .update({ status, ...fields, updated_at: trx.fn.now() });
     return n > 0;
   }
 }

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from '@aiplane/lib';
 import type { ApiConfig } from '../config.js';
 import { Files } from './files.js';
-import { DirectoryBlobStore } from './files-blob-store.js';
+import { type BlobStore, DirectoryBlobStore } from './files-blob-store.js';
 import { FileProcessing, PROCESSING_QUEUE } from './files-processing.js';
 import { type FileProcessor, PlainTextProcessor } from './files-processor.js';
 import { DEFAULT_QUEUE_SETTINGS, JobQueue, type QueueSettings } from './files-queue.js';
@@ -33,15 +33,24 @@ export function knowledgeFiles(
   logger: Logger,
   directory: SharingDirectory,
   opts: KnowledgeFilesOptions = {},
-): { router: FilesRouterOptions; queue: JobQueue } {
+): {
+  router: FilesRouterOptions;
+  queue: JobQueue;
+  /** What a reindex reads and queues with (docs/adr/0034). */
+  nodes: FilesStore;
+  jobs: JobStore;
+  blobs: BlobStore;
+  queueSettings: Omit<QueueSettings, 'concurrency'>;
+} {
   const blobs = new DirectoryBlobStore(config.files.dir);
   const nodes = new FilesStore(db);
   const jobs = new JobStore(db);
+  const queueSettings = { ...DEFAULT_QUEUE_SETTINGS, ...opts.queue };
   const queue = new JobQueue(
     PROCESSING_QUEUE,
     jobs,
     new FileProcessing(nodes, blobs, opts.processor ?? new PlainTextProcessor()),
-    { ...DEFAULT_QUEUE_SETTINGS, ...opts.queue, concurrency: config.files.concurrency },
+    { ...queueSettings, concurrency: config.files.concurrency },
     logger,
   );
   const files = new Files({
@@ -55,5 +64,12 @@ export function knowledgeFiles(
     attempts: config.files.attempts,
     queued: () => queue.kick(),
   });
-  return { router: { files, blobs, maxBytes: config.files.maxBytes }, queue };
+  return {
+    router: { files, blobs, maxBytes: config.files.maxBytes },
+    queue,
+    nodes,
+    jobs,
+    blobs,
+    queueSettings,
+  };
 }

@@ -159,6 +159,16 @@ export const ERROR_CODES = {
     status: 404,
     description: 'the organization has no collection of this name',
   },
+  // Reindexing (docs/adr/0034)
+  reindex_running: {
+    status: 409,
+    description:
+      'a reindex of the organization’s collection is running: wait for it to finish or cancel it first',
+  },
+  reindex_not_found: {
+    status: 404,
+    description: 'the collection has no reindex (or none running, to cancel)',
+  },
   // Agents (Custom GPTs; spec: core-api.md, Sharing roles; docs/adr/0035)
   agent_not_found: {
     status: 404,
