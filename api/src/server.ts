@@ -69,6 +69,9 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
+/** How often running reindexes are looked at for a switch no job's end made (ADR 0034). */
+const REINDEX_WATCHDOG_MS = 15_000;
+
 export interface StartApiOptions {
   kc?: KubeConfig;
   /**
@@ -340,6 +343,7 @@ export async function startApi(
     .resume()
     .catch((err: unknown) => logger.error({ err }, 'reindex: resuming failed'));
   reindexQueue.start();
+  reindexing.startWatchdog(REINDEX_WATCHDOG_MS);
   return {
     ...listening,
     routes: routeTable(app),
@@ -350,6 +354,7 @@ export async function startApi(
       await downloadWorker.stop();
       await files.queue.stop();
       await reindexQueue.stop();
+      await reindexing.stopWatchdog();
       await collections.close();
       await downloadFetch.close();
       await metricsServer?.close();

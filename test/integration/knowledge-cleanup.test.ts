@@ -156,8 +156,17 @@ describe('knowledge cleanup: an organization’s files, collections and blobs (r
     const gone = randomUUID();
     const young = randomUUID();
     const live = randomUUID();
+    const mixed = randomUUID();
     const g = await organizationWithKnowledge(gone);
     await organizationWithKnowledge(young);
+    await organizationWithKnowledge(mixed);
+    // An old folder beside a file written a moment ago: the newest write decides.
+    await db('knowledge_nodes')
+      .where({ organization_id: mixed, kind: 'folder' })
+      .update({ updated_at: db.raw("now() - interval '1 hour'") });
+    await db('knowledge_collections')
+      .where({ organization_id: mixed })
+      .update({ created_at: db.raw("now() - interval '1 hour'") });
     const l = await organizationWithKnowledge(live);
     for (const id of [gone, live]) {
       await db('knowledge_nodes')
@@ -174,6 +183,7 @@ describe('knowledge cleanup: an organization’s files, collections and blobs (r
     assert.equal((await rowsOf(gone)).knowledge_nodes, 0);
     assert.equal(await blobExists(g.key), false);
     assert.equal((await rowsOf(young)).knowledge_nodes, 2, 'younger than the grace period');
+    assert.equal((await rowsOf(mixed)).knowledge_nodes, 2, 'it wrote during the grace period');
     assert.equal((await rowsOf(live)).knowledge_collections, 2, 'a live tenant’s, however old');
     assert.equal(await blobExists(l.key), true);
   });

@@ -443,6 +443,30 @@ describe('reindex: a new embedding model built file by file, progress, atomic sw
     );
     await answersFromCoastGuide('remote-minilm');
   });
+
+  it('switches a reindex whose last file was deleted while it was being indexed (its job gone with it)', async function () {
+    backend.hold(HELD);
+    assert.equal((await setModel('remote-minilm-256')).status, 200);
+    const running = await progress();
+    assert.equal(running.state, 'running');
+    await waitFor('a job to wait at the backend', () => Promise.resolve(backend.waiting > 0));
+    const coast = files.get('coast-guide.md')!;
+    const del = await owner.call('DELETE', `/v1/files/${coast.id}`);
+    assert.equal(del.status, 204, del.text);
+    backend.release();
+    // Its job went with its file. (A reindex whose last queued jobs all went that way, with
+    // no job left to end, is switched by the API's watchdog within REINDEX_WATCHDOG_MS.)
+    const done = await ended();
+    assert.equal(done.id, running.id);
+    assert.equal(done.state, 'finished');
+    assert.deepEqual(
+      (await generations()).map((g) => [g.embedding_model, g.state]),
+      [['remote-minilm-256', 'active']],
+    );
+    const answer = await search(owner, 'How many steps does the lighthouse have?');
+    assert.equal(answer.embedding_model, 'remote-minilm-256');
+    assert.ok(answer.results.every((h) => h.document_id !== coast.id));
+  });
 });
 
 /** Some fields of a progress record. */

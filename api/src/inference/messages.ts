@@ -579,12 +579,14 @@ export class Messages {
       batch = [];
     };
     const pieces = upstream.body[Symbol.asyncIterator]();
+    let drained = false;
     try {
       const decoder = new TextDecoder();
       for (let r = await pieces.next(); !r.done; r = await pieces.next()) {
         parser.feed(decoder.decode(r.value, { stream: true }));
         flush();
         if (done) {
+          drained = true;
           drain(pieces);
           break;
         }
@@ -592,6 +594,9 @@ export class Messages {
     } catch (e) {
       flush();
       return done ? undefined : (e as Error).message;
+    } finally {
+      // Left early (a chunk that could not be translated): the stream is closed, never kept.
+      if (!drained) void pieces.return?.().catch(() => undefined);
     }
     return undefined;
   }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { notLive, type LiveScope } from '@aiplane/lib/store';
+import type { LiveScope } from '@aiplane/lib/store';
 
 /**
  * The SQL of removing an organization's knowledge (docs/adr/0032, "When a tenant goes"): its
@@ -36,15 +36,24 @@ export class KnowledgeCleanupStore {
    * replica saw a moment ago).
    */
   async organizationsNotIn(scope: LiveScope): Promise<string[]> {
-    const key = 'organization_id';
-    const nodes = this.db('knowledge_nodes')
-      .distinct(key)
-      .where(notLive(this.db, { key, time: 'updated_at' }, scope));
-    const collections = this.db('knowledge_collections')
-      .distinct(key)
-      .where(notLive(this.db, { key, time: 'created_at' }, scope));
-    const rows = (await nodes.union(collections)) as { organization_id: string }[];
-    return [...new Set(rows.map((r) => r.organization_id))].sort();
+    // The newest write of each organization decides, not any one old row: an organization
+    // that wrote anything during the grace period is kept whole.
+    const live = JSON.stringify(scope.live);
+    const rows = await this.db.raw<{ rows: { organization_id: string }[] }>(
+      `select organization_id from (
+         select organization_id, max(updated_at) as at from knowledge_nodes group by organization_id
+         union all
+         select organization_id, max(created_at) as at from knowledge_collections group by organization_id
+       ) w
+       where not exists (
+         select 1 from jsonb_array_elements_text(?::jsonb) as live(id) where live.id = w.organization_id::text
+       )
+       group by organization_id
+       having max(at) < now() - make_interval(secs => ?)
+       order by organization_id`,
+      [live, scope.graceSeconds],
+    );
+    return rows.rows.map((r) => r.organization_id);
   }
 
   /** The keys among `keys` that a file names. */

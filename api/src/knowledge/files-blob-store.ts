@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -108,6 +108,10 @@ export class DirectoryBlobStore implements BlobStore {
       sha256: m.digest(),
       commit: async () => {
         await mkdir(join(this.dir, 'blobs', key.slice(0, 2)), { recursive: true });
+        // A blob's time is its commit's (rename keeps the staging's), which the sweep of
+        // blobs no file names counts its grace period from (docs/adr/0032).
+        const now = new Date();
+        await utimes(partial, now, now);
         await rename(partial, target);
         return key;
       },

@@ -109,7 +109,34 @@ export interface ReindexingOptions {
  * resumes: the jobs are rows, and the start lists and settles what was left.
  */
 export class Reindexing implements JobHandler {
+  private watchdog: NodeJS.Timeout | undefined;
+  private watching: Promise<void> | undefined;
+
   constructor(private readonly o: ReindexingOptions) {}
+
+  /**
+   * Every `everyMs`, what `resume` does at a start: a reindex whose last jobs went without a
+   * handler (their files deleted: the jobs go with them by foreign key) is switched, and one
+   * whose listing failed after its start is listed. Without it such a reindex would stay
+   * running, and refuse every other, until the next start.
+   */
+  startWatchdog(everyMs: number): void {
+    const tick = () => {
+      this.watching = this.resume()
+        .catch((err: unknown) => this.o.logger.warn({ err }, 'reindex: watchdog failed'))
+        .finally(() => {
+          this.watching = undefined;
+          if (this.watchdog) this.watchdog = setTimeout(tick, everyMs).unref();
+        });
+    };
+    this.watchdog = setTimeout(tick, everyMs).unref();
+  }
+
+  async stopWatchdog(): Promise<void> {
+    clearTimeout(this.watchdog);
+    this.watchdog = undefined;
+    await this.watching;
+  }
 
   /** The reindex running, else the last one, with its counters. */
   async progress(organizationId: string, name: string): Promise<ReindexProgress> {
@@ -262,9 +289,9 @@ export class Reindexing implements JobHandler {
    */
   async resume(): Promise<void> {
     for (const row of await this.o.store.allRunning()) {
-      this.o.logger.info(
+      this.o.logger.debug(
         { organizationId: row.organization_id, reindex: row.id },
-        'reindex: resuming',
+        'reindex: looking at a running reindex',
       );
       if (row.listed_at === null) await this.list(row.id);
       else await this.settle(row.id);

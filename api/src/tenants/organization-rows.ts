@@ -96,9 +96,9 @@ export class OrganizationRows {
  * The collections (and their reindexes) of the replaced id go with the files, unless the new
  * id already has a collection of its own (a file uploaded under it in the moment before the
  * move) or several replaced ids have some: two active generations of one name cannot be
- * merged, so the old ones then stay under their ids and go with the other leftovers in the
- * sweep, and the moved files need processing again to be found (docs/adr/0032, "When a tenant
- * goes").
+ * merged, so the old ones then stay under their ids (while the tenant lives its replaced ids
+ * count as its own, so no sweep removes them; they go with the tenant), and the moved files
+ * need processing again to be found (docs/adr/0032, "When a tenant goes").
  */
 async function moveCollections(trx: Knex.Transaction, from: string[], to: string): Promise<number> {
   const theirs = (await trx('knowledge_collections')

@@ -84,7 +84,9 @@ export function callerOrganization(req: Request, res: Response): string {
 export function organizationOf(req: Request, principal: Principal): string {
   const named = req.get(ORGANIZATION_HEADER)?.trim();
   if (named) {
-    const own = principal.organizations.find((o) => o.id === named || o.alias === named);
+    const own = principal.organizations.find(
+      (o) => o.id === named || o.id === named.toLowerCase() || o.alias === named,
+    );
     if (own) return own.id;
     if (isPlatformAdmin(principal)) {
       if (!isUuid(named)) {
@@ -93,7 +95,9 @@ export function organizationOf(req: Request, principal: Principal): string {
           `name the organization by its id (a UUID), not "${named.slice(0, 64)}"`,
         );
       }
-      return named;
+      // Keycloak's ids are lower case; an upper-case spelling must not become another
+      // organization's rows (which the sweep of unrecorded organizations would remove).
+      return named.toLowerCase();
     }
     throw new ApiError(
       'organization_access_denied',
