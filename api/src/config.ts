@@ -62,6 +62,13 @@ export interface ApiConfig extends ServiceConfig {
   };
   /** Embeddings, extraction, chunking and their limits (docs/adr/0031). */
   readonly knowledgeEngines: KnowledgeEngineConfig;
+  /** The portal's sign-in (docs/adr/0037). */
+  readonly portal: {
+    /** The issuer as browsers reach it (`AIPLANE_PORTAL_OIDC_ISSUER`, default the API's issuer). */
+    readonly issuer: string;
+    /** The realm's public client (`AIPLANE_PORTAL_CLIENT_ID`, default `aiplane-portal`). */
+    readonly clientId: string;
+  };
 }
 
 export { ConfigError };
@@ -161,6 +168,10 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     agentMaxSteps: readInt(env, 'AIPLANE_AGENT_MAX_STEPS', 10, { min: 1, max: 100 }, problems),
   });
   const knowledgeEngines = readKnowledgeEngineConfig(env, dir, problems);
+  const portal = Object.freeze({
+    issuer: portalIssuerOf(env, shared.oidc.issuer, problems),
+    clientId: env.AIPLANE_PORTAL_CLIENT_ID || 'aiplane-portal',
+  });
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     ...shared,
@@ -171,7 +182,22 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     metricsPort,
     inference,
     knowledgeEngines,
+    portal,
   });
+}
+
+/** `AIPLANE_PORTAL_OIDC_ISSUER` (an http(s) URL), else the issuer the API checks tokens against. */
+function portalIssuerOf(env: NodeJS.ProcessEnv, issuer: string, problems: string[]): string {
+  const raw = env.AIPLANE_PORTAL_OIDC_ISSUER;
+  if (raw === undefined || raw === '') return issuer;
+  try {
+    const u = new URL(raw);
+    if (u.protocol === 'http:' || u.protocol === 'https:') return raw.replace(/\/+$/, '');
+  } catch {
+    // reported below
+  }
+  problems.push(`AIPLANE_PORTAL_OIDC_ISSUER must be an http(s) URL, got "${raw}"`);
+  return issuer;
 }
 
 /** `AIPLANE_GATEWAY_INTERNAL_URL` (an http(s) URL), else the gateway's public URL. */
