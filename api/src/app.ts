@@ -200,6 +200,7 @@ const API_TAGS = [
   },
   { name: 'speech', description: 'Speech-to-text.' },
   { name: 'documentation', description: 'This document and the pages that show it.' },
+  { name: 'portal', description: 'The web app for administrators and users (docs/adr/0037).' },
   { name: 'probes', description: 'Liveness and readiness.' },
 ];
 

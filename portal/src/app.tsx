@@ -9,7 +9,7 @@ import { applyOverrides } from './i18n';
 import { PAGES, workspaceOf, type PageDef } from './pages';
 import { allowed, MeProvider, useMe, useMeQuery } from './session';
 import { applyTheme, type Theme } from './theme';
-import type { Me } from './types';
+import type { Me, Tenant } from './types';
 import { ApiError } from './api';
 
 /** The signed-in portal: the caller, then the shell around the page of the address. */
@@ -168,7 +168,19 @@ function Guard({ page, params }: { page: PageDef; params: Record<string, string>
  */
 function TenantSelector({ me }: { me: Me }): ReactNode {
   const { t } = useTranslation();
-  if (me.organizations.length === 0) return null;
+  // A platform admin may act in any tenant's organization: the registry's are offered too.
+  const tenants = useQuery({
+    queryKey: ['tenants', 'selector'],
+    queryFn: () => api<{ tenants: Tenant[] }>('/v1/admin/tenants?limit=200'),
+    enabled: me.platform_admin,
+  });
+  const options = new Map(me.organizations.map((o) => [o.id, o.alias]));
+  for (const tenant of tenants.data?.tenants ?? []) {
+    if (tenant.organization_id && !options.has(tenant.organization_id)) {
+      options.set(tenant.organization_id, tenant.slug);
+    }
+  }
+  if (options.size === 0) return null;
   const chosen = selectedOrganization() ?? me.organization_id ?? '';
   return (
     <div className="tenant-selector">
@@ -181,10 +193,12 @@ function TenantSelector({ me }: { me: Me }): ReactNode {
           window.location.reload();
         }}
       >
-        {chosen === '' && <option value="">{t('tenant.none')}</option>}
-        {me.organizations.map((o) => (
-          <option key={o.id} value={o.id}>
-            {o.alias}
+        {(chosen === '' || !options.has(chosen)) && (
+          <option value={chosen}>{chosen === '' ? t('tenant.none') : chosen}</option>
+        )}
+        {[...options].map(([id, alias]) => (
+          <option key={id} value={id}>
+            {alias}
           </option>
         ))}
       </select>

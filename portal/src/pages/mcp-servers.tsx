@@ -6,25 +6,8 @@ import { api } from '../api';
 import { ErrorMessage } from '../components/error-message';
 import { Field } from '../components/field';
 import { useMe } from '../session';
+import { STATUS_LABEL, statusKind, type StatusKind } from '../mcp-status';
 import type { McpServer } from '../types';
-
-export type StatusKind = 'ready' | 'notReady' | 'notReported' | 'unknown';
-
-/**
- * A server's status in the spec's words: a remote server has none (`Not reported`), a managed
- * one on which the cluster has not reported yet has none either (`Status unknown`).
- */
-export function statusKind(s: McpServer): StatusKind {
-  if (s.status === null) return s.runtime === 'remote' ? 'notReported' : 'unknown';
-  return s.status.ready ? 'ready' : 'notReady';
-}
-
-const STATUS_LABEL: Record<StatusKind, string> = {
-  ready: 'mcp.status.ready',
-  notReady: 'mcp.status.notReady',
-  notReported: 'mcp.status.notReported',
-  unknown: 'mcp.status.unknown',
-};
 
 /** The MCP registry of the acting organization: search, filters, indicators, live refresh. */
 export default function McpServers() {
