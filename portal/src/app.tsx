@@ -7,6 +7,7 @@ import { signIn, signOut } from './auth';
 import { ErrorMessage } from './components/error-message';
 import { applyOverrides } from './i18n';
 import { PAGES, workspaceOf, type PageDef } from './pages';
+import { REFRESH_MS, tenantBusy } from './pages/tenant-status';
 import { allowed, MeProvider, useMe, useMeQuery } from './session';
 import { applyTheme, type Theme } from './theme';
 import type { Me, Tenant } from './types';
@@ -173,6 +174,8 @@ function TenantSelector({ me }: { me: Me }): ReactNode {
     queryKey: ['tenants', 'selector'],
     queryFn: () => api<{ tenants: Tenant[] }>('/v1/admin/tenants?limit=200'),
     enabled: me.platform_admin,
+    // A tenant being provisioned gets its organization on the way: offered once it has one.
+    refetchInterval: (query) => (query.state.data?.tenants.some(tenantBusy) ? REFRESH_MS : false),
   });
   const options = new Map(me.organizations.map((o) => [o.id, o.alias]));
   for (const tenant of tenants.data?.tenants ?? []) {

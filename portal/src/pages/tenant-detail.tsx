@@ -26,8 +26,11 @@ export default function TenantDetail({ params }: { params: Record<string, string
   const record = useQuery({
     queryKey: ['tenant', id],
     queryFn: () => api<Tenant>(`/v1/admin/tenants/${encodeURIComponent(id)}`),
+    // Refreshes while it changes; stops once it answers an error (404 when it is gone).
     refetchInterval: (query) =>
-      query.state.data && tenantBusy(query.state.data) ? REFRESH_MS : false,
+      query.state.status !== 'error' && query.state.data && tenantBusy(query.state.data)
+        ? REFRESH_MS
+        : false,
   });
   if (record.isPending) return <p>{t('app.loading')}</p>;
   if (record.isError) {
