@@ -80,7 +80,7 @@ async function start(): Promise<void> {
   });
   // An organization the caller may no longer act in: forget it and ask again.
   queries.getQueryCache().subscribe((event) => {
-    const err = event.query.state.error;
+    const err: unknown = event.query.state.error;
     if (err instanceof ApiError && err.code === 'organization_access_denied') {
       selectOrganization(null);
     }

@@ -72,7 +72,9 @@ export function portalRoutes(router: IRouter, opts: PortalOptions): void {
       description: 'Public: the issuer and the public client the portal signs in with.',
       tags: ['portal'],
       public: true,
-      responses: { 200: { description: 'The portal’s configuration.', schema: PortalConfigSchema } },
+      responses: {
+        200: { description: 'The portal’s configuration.', schema: PortalConfigSchema },
+      },
     },
     (_req, res) => {
       res
