@@ -164,12 +164,18 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       { min: 0, max: 60_000 },
       problems,
     ),
-    gatewayUrl: gatewayUrlOf(env, shared.mcp.gatewayPublicUrl, problems),
+    // Where the API reaches the gateway, else the gateway's public URL.
+    gatewayUrl: httpUrlOr(
+      env,
+      'AIPLANE_GATEWAY_INTERNAL_URL',
+      shared.mcp.gatewayPublicUrl,
+      problems,
+    ),
     agentMaxSteps: readInt(env, 'AIPLANE_AGENT_MAX_STEPS', 10, { min: 1, max: 100 }, problems),
   });
   const knowledgeEngines = readKnowledgeEngineConfig(env, dir, problems);
   const portal = Object.freeze({
-    issuer: portalIssuerOf(env, shared.oidc.issuer, problems),
+    issuer: httpUrlOr(env, 'AIPLANE_PORTAL_OIDC_ISSUER', shared.oidc.issuer, problems),
     clientId: env.AIPLANE_PORTAL_CLIENT_ID || 'aiplane-portal',
   });
   if (problems.length > 0) throw new ConfigError(problems);
@@ -186,34 +192,21 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   });
 }
 
-/** `AIPLANE_PORTAL_OIDC_ISSUER` (an http(s) URL), else the issuer the API checks tokens against. */
-function portalIssuerOf(env: NodeJS.ProcessEnv, issuer: string, problems: string[]): string {
-  const raw = env.AIPLANE_PORTAL_OIDC_ISSUER;
-  if (raw === undefined || raw === '') return issuer;
-  try {
-    const u = new URL(raw);
-    if (u.protocol === 'http:' || u.protocol === 'https:') return raw.replace(/\/+$/, '');
-  } catch {
-    // reported below
-  }
-  problems.push(`AIPLANE_PORTAL_OIDC_ISSUER must be an http(s) URL, got "${raw}"`);
-  return issuer;
-}
-
-/** `AIPLANE_GATEWAY_INTERNAL_URL` (an http(s) URL), else the gateway's public URL. */
-function gatewayUrlOf(
+/** `name` as an http(s) URL without trailing slashes, else `fallback` (unset, or reported when bad). */
+function httpUrlOr<T extends string | null>(
   env: NodeJS.ProcessEnv,
-  publicUrl: string | null,
+  name: string,
+  fallback: T,
   problems: string[],
-): string | null {
-  const raw = env.AIPLANE_GATEWAY_INTERNAL_URL;
-  if (raw === undefined || raw === '') return publicUrl;
+): string | T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
   try {
     const u = new URL(raw);
     if (u.protocol === 'http:' || u.protocol === 'https:') return raw.replace(/\/+$/, '');
   } catch {
     // reported below
   }
-  problems.push(`AIPLANE_GATEWAY_INTERNAL_URL must be an http(s) URL, got "${raw}"`);
-  return null;
+  problems.push(`${name} must be an http(s) URL, got "${raw}"`);
+  return fallback;
 }
