@@ -32,8 +32,9 @@ COPY api/package.json api/
 COPY gateway/package.json gateway/
 COPY hack/package.json hack/
 COPY e2e/package.json e2e/
+COPY portal/package.json portal/
 RUN npm ci --no-audit --no-fund \
-      --workspace=lib --workspace=crds --workspace=operator --workspace=api --workspace=gateway \
+      --workspace=lib --workspace=crds --workspace=operator --workspace=api --workspace=gateway --workspace=portal \
       --include-workspace-root
 COPY tsconfig.base.json ./
 COPY lib/ lib/
@@ -43,6 +44,9 @@ COPY api/ api/
 COPY gateway/ gateway/
 COPY hack/tsconfig.json hack/
 COPY hack/src/ hack/src/
+# The portal (docs/adr/0037): built here, copied into the bundle's assets/portal/.
+COPY portal/ portal/
+RUN XDG_CACHE_HOME=/cache bash hack/lib/build-portal.sh
 RUN XDG_CACHE_HOME=/cache node --import tsx hack/src/image/bundle.ts --arch=$TARGETARCH
 
 # --- runtime: distroless Node.js, non-root ---------------------------------------------------

@@ -32,7 +32,7 @@ typecheck: ## tsc on every workspace
 	@npx tsc -b
 
 # FILES=… runs only those test files (the configs hold no spec list, so mocha runs what it is given).
-UNIT_FILES ?= 'lib/src/**/*.test.ts' 'crds/src/**/*.test.ts' 'operator/src/**/*.test.ts' 'api/src/**/*.test.ts' 'gateway/src/**/*.test.ts' 'hack/src/**/*.test.ts' 'e2e/src/**/*.test.ts'
+UNIT_FILES ?= 'lib/src/**/*.test.ts' 'crds/src/**/*.test.ts' 'operator/src/**/*.test.ts' 'api/src/**/*.test.ts' 'gateway/src/**/*.test.ts' 'hack/src/**/*.test.ts' 'e2e/src/**/*.test.ts' 'portal/src/**/*.test.ts'
 INTEGRATION_FILES ?= 'test/integration/**/*.test.ts'
 
 unit: ## unit tests (no services); FILES=… for some only

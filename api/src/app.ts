@@ -16,6 +16,7 @@ import {
 import type { TenantLifecycle } from '@aiplane/crds';
 import { agentsRouter, type AgentsRouterOptions } from './agents/routes.js';
 import { docsRoutes } from './docs/routes.js';
+import { portalRoutes, type PortalOptions } from './portal/routes.js';
 import { anthropicRouter } from './inference/anthropic-routes.js';
 import type { Messages } from './inference/messages.js';
 import type { ModelCatalogue } from './inference/model-catalogue.js';
@@ -84,6 +85,8 @@ export interface AppDeps {
   rerankers: Rerankers;
   /** Reindexing the collection with another embedding model (docs/adr/0034). */
   reindexing: Reindexing;
+  /** The portal: where it signs in (docs/adr/0037). */
+  portal: PortalOptions;
   /** Readiness beyond the process being up (database reachable, …). */
   ready?: () => Promise<boolean>;
 }
@@ -97,6 +100,8 @@ export function createApp(deps: AppDeps): Express {
   // Public: the document and the pages that show it (their calls are authenticated).
   let document: OpenApiDocument | undefined;
   docsRoutes(app, () => (document ??= apiDocument(app)));
+  // Public: the portal's page and files; it calls /v1 with the user's token (docs/adr/0037).
+  portalRoutes(app, deps.portal);
 
   // Every API router: authentication, then can_access_api (spec: core-api.md, Permissions).
   const v1 = authenticatedRouter(
@@ -195,6 +200,7 @@ const API_TAGS = [
   },
   { name: 'speech', description: 'Speech-to-text.' },
   { name: 'documentation', description: 'This document and the pages that show it.' },
+  { name: 'portal', description: 'The web app for administrators and users (docs/adr/0037).' },
   { name: 'probes', description: 'Liveness and readiness.' },
 ];
 

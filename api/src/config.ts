@@ -62,6 +62,13 @@ export interface ApiConfig extends ServiceConfig {
   };
   /** Embeddings, extraction, chunking and their limits (docs/adr/0031). */
   readonly knowledgeEngines: KnowledgeEngineConfig;
+  /** The portal's sign-in (docs/adr/0037). */
+  readonly portal: {
+    /** The issuer as browsers reach it (`AIPLANE_PORTAL_OIDC_ISSUER`, default the API's issuer). */
+    readonly issuer: string;
+    /** The realm's public client (`AIPLANE_PORTAL_CLIENT_ID`, default `aiplane-portal`). */
+    readonly clientId: string;
+  };
 }
 
 export { ConfigError };
@@ -157,10 +164,20 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       { min: 0, max: 60_000 },
       problems,
     ),
-    gatewayUrl: gatewayUrlOf(env, shared.mcp.gatewayPublicUrl, problems),
+    // Where the API reaches the gateway, else the gateway's public URL.
+    gatewayUrl: httpUrlOr(
+      env,
+      'AIPLANE_GATEWAY_INTERNAL_URL',
+      shared.mcp.gatewayPublicUrl,
+      problems,
+    ),
     agentMaxSteps: readInt(env, 'AIPLANE_AGENT_MAX_STEPS', 10, { min: 1, max: 100 }, problems),
   });
   const knowledgeEngines = readKnowledgeEngineConfig(env, dir, problems);
+  const portal = Object.freeze({
+    issuer: httpUrlOr(env, 'AIPLANE_PORTAL_OIDC_ISSUER', shared.oidc.issuer, problems),
+    clientId: env.AIPLANE_PORTAL_CLIENT_ID || 'aiplane-portal',
+  });
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     ...shared,
@@ -171,23 +188,25 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     metricsPort,
     inference,
     knowledgeEngines,
+    portal,
   });
 }
 
-/** `AIPLANE_GATEWAY_INTERNAL_URL` (an http(s) URL), else the gateway's public URL. */
-function gatewayUrlOf(
+/** `name` as an http(s) URL without trailing slashes, else `fallback` (unset, or reported when bad). */
+function httpUrlOr<T extends string | null>(
   env: NodeJS.ProcessEnv,
-  publicUrl: string | null,
+  name: string,
+  fallback: T,
   problems: string[],
-): string | null {
-  const raw = env.AIPLANE_GATEWAY_INTERNAL_URL;
-  if (raw === undefined || raw === '') return publicUrl;
+): string | T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
   try {
     const u = new URL(raw);
     if (u.protocol === 'http:' || u.protocol === 'https:') return raw.replace(/\/+$/, '');
   } catch {
     // reported below
   }
-  problems.push(`AIPLANE_GATEWAY_INTERNAL_URL must be an http(s) URL, got "${raw}"`);
-  return null;
+  problems.push(`${name} must be an http(s) URL, got "${raw}"`);
+  return fallback;
 }

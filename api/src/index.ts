@@ -9,6 +9,7 @@ export { API_RULES, API_TENANT_RULES } from './rbac.js';
 export { OrganizationRows } from './tenants/organization-rows.js';
 export { podSchedulingOf, type ResourceProfile } from './inference/resource-profiles.js';
 export { bundledAssetPath, DOCS_ASSETS, packageDir } from './docs/assets.js';
+export { BUNDLED_PORTAL_DIR, PORTAL_BUILD_DIR } from './portal/assets.js';
 export type { Model } from './inference/model-catalogue.js';
 export {
   type FileProcessor,

@@ -321,6 +321,7 @@ export async function startApi(
     rerankers,
     reindexing,
     authenticator: platform.authenticator,
+    portal: { issuer: config.portal.issuer, clientId: config.portal.clientId },
     ready: () => platform.ready(),
   };
   const app = createApp(deps);

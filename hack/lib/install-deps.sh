@@ -56,3 +56,5 @@ fi
 "$here/hack/lib/install-keycloak.sh"
 "$here/hack/lib/install-litellm.sh"
 "$here/hack/lib/install-models.sh"
+# The portal the API serves (cached: rebuilt only when its sources change).
+"$here/hack/lib/build-portal.sh"

@@ -38,6 +38,7 @@ export async function startDevServices(info: EnvironmentInfo): Promise<ManagedPr
 
 export function describeDevServices(info: EnvironmentInfo): string {
   return [
+    `  portal       http://127.0.0.1:${DEV_PORTS.api}/portal/  (sign in as ${info.keycloak.users.admin.username} or ${info.keycloak.users.member.username}; passwords: node -p "require('${join(info.dir, 'env.json')}').keycloak.users.admin.password")`,
     `  api          http://127.0.0.1:${DEV_PORTS.api}  (try: curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:${DEV_PORTS.api}/v1/me)`,
     `  tenants      curl -H "Authorization: Bearer $TOKEN" -H content-type:application/json -d '{"slug":"demo","identity":{"enabled":true}}' http://127.0.0.1:${DEV_PORTS.api}/v1/admin/tenants`,
     `  mcp servers  curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:${DEV_PORTS.api}/v1/mcp/servers`,

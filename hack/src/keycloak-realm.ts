@@ -67,6 +67,9 @@ export const SERVICE_ACCOUNT_ROLES: Record<string, string[]> = {
   [OPERATOR_CLIENT]: ['manage-organizations', 'view-organizations', 'view-users', 'manage-users'],
 };
 
+/** The origins `make dev` serves the portal at (the API on DEV_PORTS.api, docs/adr/0037). */
+export const DEV_PORTAL_ORIGINS = ['http://127.0.0.1:8080', 'http://localhost:8080'];
+
 export function portalClient() {
   return {
     clientId: PORTAL_CLIENT,
@@ -81,7 +84,11 @@ export function portalClient() {
     serviceAccountsEnabled: false,
     // Keycloak matches loopback redirect URIs on any port (RFC 8252 §7.3).
     redirectUris: ['http://127.0.0.1/*', 'http://localhost/*'],
-    webOrigins: ['+'],
+    // '+' gives the redirect URIs' origins, which for the loopback patterns carry no port: the
+    // portal's token requests (a cross-origin fetch from the API's origin) need the origin of
+    // `make dev`'s API (hack/src/dev-services.ts, DEV_PORTS.api) named; a test API on another
+    // port adds its own (test/integration/portal-browser.test.ts).
+    webOrigins: ['+', ...DEV_PORTAL_ORIGINS],
     attributes: { 'pkce.code.challenge.method': 'S256', 'post.logout.redirect.uris': '+' },
   };
 }

@@ -176,11 +176,21 @@ describe('the image bundle, run from a directory outside the repository', functi
       at('chunks/').every((f) => f.endsWith('.mjs')),
       `unexpected files: ${at('chunks/').join(', ')}`,
     );
-    assert.deepEqual(at('assets/'), [
-      'assets/scalar/standalone.js',
-      'assets/swagger-ui/swagger-ui-bundle.js',
-      'assets/swagger-ui/swagger-ui.css',
-    ]);
+    assert.deepEqual(
+      at('assets/').filter((f) => !f.startsWith('assets/portal/')),
+      [
+        'assets/scalar/standalone.js',
+        'assets/swagger-ui/swagger-ui-bundle.js',
+        'assets/swagger-ui/swagger-ui.css',
+      ],
+    );
+    // The built portal: its page and its hashed scripts and styles (docs/adr/0037).
+    const portal = at('assets/portal/');
+    assert.ok(portal.includes('assets/portal/index.html'), portal.join(', '));
+    assert.ok(
+      portal.some((f) => /^assets\/portal\/assets\/index-[\w-]+\.js$/.test(f)),
+      portal.join(', '),
+    );
     assert.deepEqual(at('models/'), [
       `${BUNDLED_MODEL_DIR}/model.onnx`,
       `${BUNDLED_MODEL_DIR}/tokenizer.json`,
@@ -360,6 +370,8 @@ describe('the image bundle, run from a directory outside the repository', functi
         '/docs/assets/swagger-ui.css',
         '/scalar',
         '/scalar/assets/standalone.js',
+        '/portal/',
+        '/portal/admin/tenants',
       ]) {
         const r = await fetch(`${url}${path}`);
         assert.equal(r.status, 200, path);

@@ -6,7 +6,13 @@ import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 import { miniLmDir, repoRoot } from '../paths.js';
-import { bundledAssetPath, DOCS_ASSETS, packageDir } from '@aiplane/api';
+import {
+  BUNDLED_PORTAL_DIR,
+  bundledAssetPath,
+  DOCS_ASSETS,
+  packageDir,
+  PORTAL_BUILD_DIR,
+} from '@aiplane/api';
 import { COMPONENTS } from './components.js';
 
 /**
@@ -255,6 +261,16 @@ export async function bundleImage(outDir: string, opts: BundleOptions = {}): Pro
     const pkg = packageDir(spec.package, repoRoot);
     if (pkg === undefined) throw new Error(`${spec.package} is not installed`);
     for (const file of spec.files) await copy(join(pkg, file), bundledAssetPath(page, file));
+  }
+  // The built portal (hack/lib/build-portal.sh), served under /portal/ (api/src/portal).
+  const portal = join(repoRoot, PORTAL_BUILD_DIR);
+  if (!(await stat(join(portal, 'index.html')).catch(() => undefined))) {
+    throw new Error(`${portal} is missing: run hack/lib/build-portal.sh (make setup)`);
+  }
+  for (const file of await readdir(portal, { recursive: true, withFileTypes: true })) {
+    if (!file.isFile() || file.name.startsWith('.')) continue;
+    const from = join(file.parentPath, file.name);
+    await copy(from, join(BUNDLED_PORTAL_DIR, relative(portal, from)));
   }
   const modelDir = opts.modelDir ?? miniLmDir();
   for (const file of MODEL_FILES) {

@@ -1,0 +1,99 @@
+import { accessToken } from './auth';
+
+export const ORGANIZATION_HEADER = 'X-Aiplane-Organization';
+const ORGANIZATION_KEY = 'aiplane.organization';
+
+/** The organization chosen in the tenant selector (sent as X-Aiplane-Organization), if any. */
+export function selectedOrganization(): string | null {
+  return window.localStorage.getItem(ORGANIZATION_KEY);
+}
+
+export function selectOrganization(id: string | null): void {
+  if (id === null) window.localStorage.removeItem(ORGANIZATION_KEY);
+  else window.localStorage.setItem(ORGANIZATION_KEY, id);
+}
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** A refusal from the API (or no answer at all: status 0), with the platform's code and fields. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code?: string,
+    readonly fields: FieldError[] = [],
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  /** The message for one field of the request (422 validation failures), if the API named it. */
+  fieldMessage(field: string): string | undefined {
+    return this.fields.find((f) => f.field === field || f.field.startsWith(`${field}.`))?.message;
+  }
+}
+
+interface ErrorBody {
+  error?: { code?: string; message?: string; fields?: FieldError[] };
+}
+
+/** Calls the API at this origin with the user's access token and the chosen organization. */
+export async function api<T>(
+  path: string,
+  init: { method?: string; body?: unknown } = {},
+): Promise<T> {
+  const headers: Record<string, string> = {};
+  const token = await accessToken();
+  if (token) headers.authorization = `Bearer ${token}`;
+  const organization = selectedOrganization();
+  if (organization) headers[ORGANIZATION_HEADER] = organization;
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method: init.method ?? 'GET',
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+  } catch {
+    throw new ApiError(0, 'The API could not be reached.');
+  }
+  if (res.status === 204 || res.status === 202) {
+    const text = await res.text();
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  if (!res.ok) {
+    const err = (body as ErrorBody | undefined)?.error;
+    throw new ApiError(
+      res.status,
+      err?.message ?? (text.slice(0, 200) || res.statusText),
+      err?.code,
+      err?.fields ?? [],
+    );
+  }
+  return body as T;
+}
+
+/** Reads a binary resource of the API (the logo) as an object URL, or null when absent. */
+export async function apiBlobUrl(path: string): Promise<string | null> {
+  const token = await accessToken();
+  const organization = selectedOrganization();
+  const res = await fetch(path, {
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(organization ? { [ORGANIZATION_HEADER]: organization } : {}),
+    },
+  });
+  if (!res.ok) return null;
+  return URL.createObjectURL(await res.blob());
+}
