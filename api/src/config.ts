@@ -5,6 +5,7 @@ import {
   type KnowledgeEngineConfig,
   readKnowledgeEngineConfig,
 } from './knowledge/engine-config.js';
+import { readSpeechConfig, type SpeechConfig } from './speech/speech-config.js';
 
 /** The API's configuration: the shared settings and where it listens; read once, frozen. */
 export interface ApiConfig extends ServiceConfig {
@@ -62,6 +63,8 @@ export interface ApiConfig extends ServiceConfig {
   };
   /** Embeddings, extraction, chunking and their limits (docs/adr/0031). */
   readonly knowledgeEngines: KnowledgeEngineConfig;
+  /** Speech-to-text engines and the socket's limits (docs/adr/0036). */
+  readonly speech: SpeechConfig;
 }
 
 export { ConfigError };
@@ -161,6 +164,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     agentMaxSteps: readInt(env, 'AIPLANE_AGENT_MAX_STEPS', 10, { min: 1, max: 100 }, problems),
   });
   const knowledgeEngines = readKnowledgeEngineConfig(env, dir, problems);
+  const speech = readSpeechConfig(env, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     ...shared,
@@ -171,6 +175,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     metricsPort,
     inference,
     knowledgeEngines,
+    speech,
   });
 }
 

@@ -44,6 +44,8 @@ import { DOCUMENTS_COLLECTION, KnowledgeCollections } from './knowledge/collecti
 import { CollectionsStore } from './knowledge/collections-store.js';
 import { IndexingProcessor } from './knowledge/indexing-processor.js';
 import { Rerankers } from './knowledge/catalogue-engines.js';
+import { SpeechEngines } from './speech/speech-engines.js';
+import { speechMetrics } from './speech/speech-metrics.js';
 import { attachWebSockets, createApp } from './app.js';
 import type { ApiConfig } from './config.js';
 
@@ -195,6 +197,15 @@ export async function startApi(
     }),
     agentMaxSteps: config.inference.agentMaxSteps,
   });
+  const speechEngines = new SpeechEngines({
+    config: config.speech,
+    models,
+    remote: backendFetch,
+    cluster: clusterFetch,
+    retryBaseMs: config.inference.retryBaseMs,
+    requestTimeoutMs: config.inference.requestTimeoutMs,
+    logger,
+  });
   const deps = {
     logger,
     tenants,
@@ -256,6 +267,7 @@ export async function startApi(
     files: files.router,
     collectionSearch,
     rerankers,
+    speech: { engines: speechEngines, config: config.speech, metrics: speechMetrics(registry) },
     authenticator: platform.authenticator,
     ready: () => platform.ready(),
   };
@@ -281,6 +293,7 @@ export async function startApi(
     metricsPort: metricsServer?.port,
     close: async () => {
       await listening.close();
+      speechEngines.close();
       await downloadWorker.stop();
       await files.queue.stop();
       await collections.close();
