@@ -91,7 +91,7 @@ describe('speech-to-text on /v1/stt through a catalogue stt model (OpenAI-compat
     const r = await streamSession(url('encoding=opus'), {
       audio: await encode(twoSentences, { encoding: 'opus', container: 'webm' }),
       durationMs: wavDurationMs(twoSentences),
-      speed: 3,
+      speed: 3.5,
     });
     assert.equal(r.closeCode, 1000, JSON.stringify(r.error));
     assert.equal(r.ready?.model, MODEL, 'the default model');
@@ -116,10 +116,11 @@ describe('speech-to-text on /v1/stt through a catalogue stt model (OpenAI-compat
 
   it('serves every language of the socket: lang=de reaches the backend as language=de', async function () {
     const before = transcriptions().length;
+    const report = await speech([SENTENCES.report]);
     const r = await streamSession(url('encoding=wav&lang=de'), {
-      audio: await encode(twoSentences, { encoding: 'wav', rate: 16000 }),
-      durationMs: wavDurationMs(twoSentences),
-      speed: 3,
+      audio: await encode(report, { encoding: 'wav', rate: 16000 }),
+      durationMs: wavDurationMs(report),
+      speed: 3.5,
     });
     assert.equal(r.closeCode, 1000, JSON.stringify(r.error));
     assert.equal(r.ready?.lang, 'de');
@@ -134,6 +135,7 @@ describe('speech-to-text on /v1/stt through a catalogue stt model (OpenAI-compat
       handshake: { type: 'start', interim_results: true },
       audio: await encode(report, { encoding: 'pcm_int16', rate: 16000 }),
       durationMs: wavDurationMs(report),
+      speed: 2,
     });
     assert.equal(r.closeCode, 1000, JSON.stringify(r.error));
     const finalAt = r.transcripts.findIndex((t) => t.is_final);
@@ -148,7 +150,7 @@ describe('speech-to-text on /v1/stt through a catalogue stt model (OpenAI-compat
     const r = await streamSession(url('encoding=wav'), {
       audio: await encode(report, { encoding: 'wav', rate: 22050 }),
       durationMs: wavDurationMs(report),
-      speed: 3,
+      speed: 3.5,
     });
     assert.equal(r.closeCode, 1000, JSON.stringify(r.error));
     assert.ok(r.text.includes('report'), r.text);
@@ -180,7 +182,7 @@ describe('speech-to-text on /v1/stt through a catalogue stt model (OpenAI-compat
       const r = await streamSession(url('encoding=wav'), {
         audio: await encode(report, { encoding: 'wav', rate: 16000 }),
         durationMs: wavDurationMs(report),
-        speed: 3,
+        speed: 3.5,
       });
       assert.equal(r.error?.code, code, JSON.stringify(r.error));
       assert.ok(!JSON.stringify(r.error).includes(BACKEND_KEY));

@@ -54,8 +54,8 @@ describe('speech-to-text limits on /v1/stt', function () {
     [api, member, admin, report] = await Promise.all([
       startTestApi('speech-limits', {
         AIPLANE_STT_MAX_FRAME_BYTES: '65536',
-        AIPLANE_STT_MAX_SESSION_SECONDS: '4',
-        AIPLANE_STT_IDLE_TIMEOUT_SECONDS: '2',
+        AIPLANE_STT_MAX_SESSION_SECONDS: '3',
+        AIPLANE_STT_IDLE_TIMEOUT_SECONDS: '1',
         AIPLANE_STT_MAX_SESSIONS_PER_USER: '2',
         AIPLANE_STT_MAX_SESSIONS_PER_ORGANIZATION: '3',
         // No helper waits for a next session: every one running belongs to a session.
@@ -77,6 +77,7 @@ describe('speech-to-text limits on /v1/stt', function () {
       audio: Buffer.alloc(65536),
       durationMs: 1024,
       frameMs: 1024,
+      speed: 4,
     });
     assert.equal(ok.closeCode, 1000, JSON.stringify(ok.error));
     const r = await streamSession(url(pcm16k), {
@@ -130,7 +131,7 @@ describe('speech-to-text limits on /v1/stt', function () {
     const r = await streamSession(url(pcm16k), {
       audio: await encode(report, { encoding: 'pcm_int16', rate: 16000 }),
       durationMs: reportMs,
-      speed: 3,
+      speed: 3.5,
       end: false,
     });
     assert.ok(r.text.includes('report'), r.text);

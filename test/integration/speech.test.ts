@@ -5,6 +5,7 @@ import { startTestApi, tokenFor, type TestApi } from './api-helpers.js';
 import {
   type AudioTarget,
   encode,
+  type SessionResult,
   SENTENCES,
   speech,
   speechProcesses,
@@ -111,46 +112,63 @@ describe('speech-to-text on /v1/stt with the local engine (PocketSphinx)', funct
     assert.equal(r.closeCode, 1000, 'end with no audio closes normally');
   });
 
-  for (const c of CASES) {
-    it(`transcribes ${c.name}`, async function () {
-      const audio = await encode(report, c.target);
-      const r = await streamSession(url(c.query), {
-        handshake: { type: 'start', ...c.handshake },
-        audio,
-        durationMs: reportMs,
-        speed: 3,
-      });
-      assert.equal(r.error, undefined, JSON.stringify(r.error));
-      assert.equal(r.closeCode, 1000);
-      const finals = r.transcripts.filter((t) => t.is_final);
-      assert.ok(finals.length >= 1, 'a final transcript');
-      assert.ok(
-        r.transcripts.every((t) => !t.is_final || t.start_ms < t.end_ms),
-        'each final spans its audio',
-      );
-      const last = finals.at(-1) as TranscriptFrame;
-      assert.ok(last.end_ms <= reportMs + 200, `ends within the audio (${last.end_ms} ms)`);
-      const wer = wordErrorRate(SENTENCES.report, r.text);
-      measured.push({ name: c.name, wer, text: r.text });
-      if (c.narrowband) {
-        // Telephone-band audio lacks what the wideband model listens to: it is decoded and
-        // recognised, less well (measured in docs/adr/0036).
-        assert.ok(r.text.length > 0, 'some words');
-        return;
-      }
-      for (const w of KEY_WORDS) assert.ok(r.text.split(' ').includes(w), `"${w}" in "${r.text}"`);
-      assert.ok(wer <= 0.4, `WER ${wer} for "${r.text}"`);
-    });
-  }
+  describe('each encoding and rate', function () {
+    const results = new Map<string, SessionResult>();
 
-  it('keeps the mean word error rate of every encoding and rate at 40% or less', function () {
-    assert.equal(measured.length, CASES.length, 'every encoding was measured');
-    const mean = measured.reduce((n, m) => n + m.wer, 0) / measured.length;
-    assert.ok(mean <= 0.4, `mean WER ${mean}`);
+    // Three sessions at a time (each at 3.5 × real time): the cases are independent.
+    before(async function () {
+      const queue = [...CASES];
+      const worker = async () => {
+        for (let c = queue.shift(); c; c = queue.shift()) {
+          const r = await streamSession(url(c.query), {
+            handshake: { type: 'start', ...c.handshake },
+            audio: await encode(report, c.target),
+            durationMs: reportMs,
+            speed: 3.5,
+          });
+          results.set(c.name, r);
+        }
+      };
+      await Promise.all([worker(), worker(), worker()]);
+    });
+
+    for (const c of CASES) {
+      it(`transcribes ${c.name}`, function () {
+        const r = results.get(c.name) as SessionResult;
+        assert.equal(r.error, undefined, JSON.stringify(r.error));
+        assert.equal(r.closeCode, 1000);
+        const finals = r.transcripts.filter((t) => t.is_final);
+        assert.ok(finals.length >= 1, 'a final transcript');
+        assert.ok(
+          r.transcripts.every((t) => !t.is_final || t.start_ms < t.end_ms),
+          'each final spans its audio',
+        );
+        const last = finals.at(-1) as TranscriptFrame;
+        assert.ok(last.end_ms <= reportMs + 200, `ends within the audio (${last.end_ms} ms)`);
+        const wer = wordErrorRate(SENTENCES.report, r.text);
+        measured.push({ name: c.name, wer, text: r.text });
+        if (c.narrowband) {
+          // Telephone-band audio lacks what the wideband model listens to: it is decoded and
+          // recognised, badly (measured in docs/adr/0036).
+          assert.ok(r.text.length > 0, 'some words');
+          return;
+        }
+        for (const w of KEY_WORDS) {
+          assert.ok(r.text.split(' ').includes(w), `"${w}" in "${r.text}"`);
+        }
+        assert.ok(wer <= 0.4, `WER ${wer} for "${r.text}"`);
+      });
+    }
+
+    it('keeps the mean word error rate of every encoding and rate at 40% or less', function () {
+      assert.equal(measured.length, CASES.length, 'every encoding was measured');
+      const mean = measured.reduce((n, m) => n + m.wer, 0) / measured.length;
+      assert.ok(mean <= 0.4, `mean WER ${mean}`);
+    });
   });
 
   it('streams in real time: interim results while speaking, a final at each pause, and end flushes the last', async function () {
-    const wav = await speech([SENTENCES.report, SENTENCES.hello]);
+    const wav = await speech([SENTENCES.report, SENTENCES.market]);
     const r = await streamSession(url('encoding=pcm_int16&sample_rate_hz=16000'), {
       handshake: { type: 'start', interim_results: true },
       audio: await encode(wav, { encoding: 'pcm_int16', rate: 16000 }),
@@ -168,7 +186,7 @@ describe('speech-to-text on /v1/stt with the local engine (PocketSphinx)', funct
     );
     assert.ok(first.end_ms < second.start_ms, 'in order, apart');
     assert.ok(wordErrorRate(SENTENCES.report, first.text) <= 0.4, first.text);
-    assert.ok(wordErrorRate(SENTENCES.hello, second.text) <= 0.4, second.text);
+    assert.ok(wordErrorRate(SENTENCES.market, second.text) <= 0.4, second.text);
     assert.ok(
       first.words?.every((w) => w.start_ms >= first.start_ms && w.end_ms <= first.end_ms),
       'word times within the utterance',
@@ -180,7 +198,7 @@ describe('speech-to-text on /v1/stt with the local engine (PocketSphinx)', funct
     const r = await streamSession(url('encoding=pcm_int16&sample_rate_hz=16000'), {
       audio: await encode(report, { encoding: 'pcm_int16', rate: 16000 }),
       durationMs: reportMs,
-      speed: 3,
+      speed: 3.5,
     });
     assert.equal(r.closeCode, 1000);
     assert.ok(r.transcripts.length > 0);
@@ -193,12 +211,12 @@ describe('speech-to-text on /v1/stt with the local engine (PocketSphinx)', funct
       streamSession(url('encoding=pcm_int16&sample_rate_hz=16000'), {
         audio: await encode(report, { encoding: 'pcm_int16', rate: 16000 }),
         durationMs: reportMs,
-        speed: 2,
+        speed: 3.5,
       }),
       streamSession(url('encoding=wav'), {
         audio: readFileSync(hello),
         durationMs: wavDurationMs(hello),
-        speed: 2,
+        speed: 3.5,
       }),
     ]);
     assert.notEqual(a.ready?.session_id, b.ready?.session_id);
@@ -222,7 +240,7 @@ describe('speech-to-text on /v1/stt with the local engine (PocketSphinx)', funct
     const r = await streamSession(url('encoding=pcm_int16&sample_rate_hz=16000'), {
       audio: await encode(wav, { encoding: 'pcm_int16', rate: 16000 }),
       durationMs,
-      speed: 2,
+      speed: 3.5,
       // A slow engine: its helper stopped (SIGSTOP) while the client sends.
       onReady: () => {
         for (const p of speechProcesses()) {

@@ -30,7 +30,8 @@
 
 #define RATE 16000
 #define SAMPLES_PER_FRAME 160 /* 10 ms at 16 kHz, PocketSphinx's default frame rate */
-#define CHUNK_SAMPLES 1024    /* what one read hands the decoder at most: 64 ms */
+#define CHUNK_SAMPLES 1024    /* what one read takes at most: 64 ms */
+#define BLOCK_SAMPLES 320     /* what the decoder is handed at once: 20 ms */
 
 static int log_keep = 0; /* whether ERR_INFOCONT lines continue a kept line */
 
@@ -135,6 +136,50 @@ static void finish_utterance(ps_decoder_t *ps, long long start, long long pos) {
   fflush(stdout);
 }
 
+/* The stream's state between blocks. */
+struct stream {
+  ps_decoder_t *ps;
+  long partial_ms;
+  int in_utterance;
+  long long pos, partial_due, start; /* in samples */
+};
+
+static char last_partial[65536], partial_text[65536];
+
+static void to_samples(const unsigned char *bytes, size_t n, int16 *out) {
+  for (size_t i = 0; i < n; i++) out[i] = (int16)(bytes[2 * i] | (bytes[2 * i + 1] << 8));
+}
+
+/* Decodes one block and follows the voice activity detector: an utterance starts with speech
+ * and ends (final result) with the pause. Blocks have a fixed size, so where utterances start
+ * and end, and what is decoded, does not depend on how the input arrived. */
+static void step(struct stream *st, const int16 *samples, size_t n) {
+  ps_decoder_t *ps = st->ps;
+  ps_process_raw(ps, samples, n, FALSE, FALSE);
+  st->pos += (long long)n;
+  int speech = ps_get_in_speech(ps);
+  if (speech && !st->in_utterance) {
+    st->in_utterance = 1;
+    st->start = utterance_start(ps, st->pos);
+    last_partial[0] = '\0';
+    st->partial_due = st->pos + st->partial_ms * RATE / 1000;
+  } else if (!speech && st->in_utterance) {
+    finish_utterance(ps, st->start, st->pos);
+    ps_start_utt(ps);
+    st->in_utterance = 0;
+  } else if (st->in_utterance && st->partial_ms > 0 && st->pos >= st->partial_due) {
+    st->partial_due = st->pos + st->partial_ms * RATE / 1000;
+    clean_text(ps_get_hyp(ps, NULL), partial_text, sizeof partial_text);
+    if (partial_text[0] != '\0' && strcmp(partial_text, last_partial) != 0) {
+      strcpy(last_partial, partial_text);
+      printf("{\"type\":\"partial\",\"text\":");
+      json_string(partial_text);
+      printf(",\"start_ms\":%lld,\"end_ms\":%lld}\n", ms_of(st->start), ms_of(st->pos));
+      fflush(stdout);
+    }
+  }
+}
+
 static const char *arg_value(int argc, char **argv, const char *name) {
   for (int i = 1; i + 1 < argc; i++) {
     if (strcmp(argv[i], name) == 0) return argv[i + 1];
@@ -172,49 +217,28 @@ int main(int argc, char **argv) {
 
   ps_start_stream(ps);
   ps_start_utt(ps);
-  int in_utterance = 0;
-  long long pos = 0, partial_due = 0, start = 0;
-  static char last_partial[65536], text[65536];
+  struct stream st = {ps, partial_ms, 0, 0, 0, 0};
   unsigned char bytes[CHUNK_SAMPLES * 2];
-  size_t have = 0; /* bytes in `bytes`: an odd one waits for its pair */
+  size_t have = 0; /* bytes read and not yet decoded: less than one block */
+  int16 block[BLOCK_SAMPLES];
   for (;;) {
     ssize_t got = read(STDIN_FILENO, bytes + have, sizeof bytes - have);
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) break;
     have += (size_t)got;
-    size_t n = have / 2;
-    if (n == 0) continue;
-    int16 samples[CHUNK_SAMPLES];
-    for (size_t i = 0; i < n; i++) {
-      samples[i] = (int16)(bytes[2 * i] | (bytes[2 * i + 1] << 8));
+    size_t at = 0;
+    for (; have - at >= BLOCK_SAMPLES * 2; at += BLOCK_SAMPLES * 2) {
+      to_samples(bytes + at, BLOCK_SAMPLES, block);
+      step(&st, block, BLOCK_SAMPLES);
     }
-    if (have % 2) bytes[0] = bytes[have - 1];
-    have %= 2;
-    ps_process_raw(ps, samples, n, FALSE, FALSE);
-    pos += (long long)n;
-    int speech = ps_get_in_speech(ps);
-    if (speech && !in_utterance) {
-      in_utterance = 1;
-      start = utterance_start(ps, pos);
-      last_partial[0] = '\0';
-      partial_due = pos + partial_ms * RATE / 1000;
-    } else if (!speech && in_utterance) {
-      finish_utterance(ps, start, pos);
-      ps_start_utt(ps);
-      in_utterance = 0;
-    } else if (in_utterance && partial_ms > 0 && pos >= partial_due) {
-      partial_due = pos + partial_ms * RATE / 1000;
-      clean_text(ps_get_hyp(ps, NULL), text, sizeof text);
-      if (text[0] != '\0' && strcmp(text, last_partial) != 0) {
-        strcpy(last_partial, text);
-        printf("{\"type\":\"partial\",\"text\":");
-        json_string(text);
-        printf(",\"start_ms\":%lld,\"end_ms\":%lld}\n", ms_of(start), ms_of(pos));
-        fflush(stdout);
-      }
-    }
+    memmove(bytes, bytes + at, have - at);
+    have -= at;
   }
-  finish_utterance(ps, in_utterance ? start : utterance_start(ps, pos), pos);
+  if (have >= 2) {
+    to_samples(bytes, have / 2, block);
+    step(&st, block, have / 2);
+  }
+  finish_utterance(ps, st.in_utterance ? st.start : utterance_start(ps, st.pos), st.pos);
   printf("{\"type\":\"end\"}\n");
   fflush(stdout);
   ps_free(ps);
