@@ -10,7 +10,8 @@ import { encode, SENTENCES, speech } from './speech-helpers.js';
 const run = promisify(execFile);
 
 /** What the distroless runtime base carries itself (collect-speech-runtime.sh copies the rest). */
-const BASE = /^(ld-linux.*|libc|libm|libdl|libpthread|librt|libresolv|libutil|libgcc_s|libstdc\+\+)\.so/;
+const BASE =
+  /^(ld-linux.*|libc|libm|libdl|libpthread|librt|libresolv|libutil|libgcc_s|libstdc\+\+)\.so/;
 
 /**
  * The speech programs of the container image (docs/adr/0036; no Docker here): what
