@@ -26,6 +26,7 @@ import { modelInstallerRouter } from './inference/downloads/download-routes.js';
 import type { ModelDownloads } from './inference/downloads/downloads.js';
 import { filesRouter, type FilesRouterOptions } from './knowledge/files-routes.js';
 import type { CollectionSearch } from './knowledge/collection-search.js';
+import type { Reindexing } from './knowledge/reindex.js';
 import { collectionsRouter } from './knowledge/collections-routes.js';
 import { foldersRouter } from './knowledge/folders-routes.js';
 import type { Rerankers } from './knowledge/catalogue-engines.js';
@@ -90,6 +91,8 @@ export interface AppDeps {
     config: SpeechConfig;
     metrics: SpeechMetrics;
   };
+  /** Reindexing the collection with another embedding model (docs/adr/0034). */
+  reindexing: Reindexing;
   /** Readiness beyond the process being up (database reachable, …). */
   ready?: () => Promise<boolean>;
 }
@@ -132,7 +135,11 @@ export function createApp(deps: AppDeps): Express {
   v1.use('/folders', foldersRouter(deps.files));
   v1.use(
     '/collections',
-    collectionsRouter({ search: deps.collectionSearch, files: deps.files.files }),
+    collectionsRouter({
+      search: deps.collectionSearch,
+      files: deps.files.files,
+      reindexing: deps.reindexing,
+    }),
   );
   v1.use('/rerank', rerankRouter({ rerankers: deps.rerankers }));
   app.use('/v1', v1);

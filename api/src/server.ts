@@ -11,7 +11,12 @@ import { McpServerCleanup } from './mcp/server-cleanup.js';
 import { McpEnvSecrets } from './mcp/env-secrets.js';
 import { McpServerStore } from './mcp/server-store.js';
 import { WorkloadAdmission } from './mcp/workload-admission.js';
+import { Agents } from './agents/agents.js';
 import { AgentStore } from './agents/store.js';
+import { KeycloakSharingDirectory } from './sharing/directory.js';
+import { AGENT_SHARES } from './sharing/roles.js';
+import { ShareStore } from './sharing/share-store.js';
+import { Shares } from './sharing/shares.js';
 import { Branding } from './platform/branding.js';
 import { ThemeStore } from './platform/branding-store.js';
 import { Registry } from 'prom-client';
@@ -43,7 +48,12 @@ import { CollectionSearch } from './knowledge/collection-search.js';
 import { DOCUMENTS_COLLECTION, KnowledgeCollections } from './knowledge/collections.js';
 import { CollectionsStore } from './knowledge/collections-store.js';
 import { IndexingProcessor } from './knowledge/indexing-processor.js';
-import { Rerankers } from './knowledge/catalogue-engines.js';
+import { Rerankers, remoteOptionsOf } from './knowledge/catalogue-engines.js';
+import { KnowledgeCleanup } from './knowledge/cleanup.js';
+import { KnowledgeCleanupStore } from './knowledge/cleanup-store.js';
+import { JobQueue } from './knowledge/files-queue.js';
+import { REINDEX_QUEUE, Reindexing } from './knowledge/reindex.js';
+import { ReindexStore } from './knowledge/reindex-store.js';
 import { SpeechEngines } from './speech/speech-engines.js';
 import { speechMetrics } from './speech/speech-metrics.js';
 import { attachWebSockets, createApp } from './app.js';
@@ -60,6 +70,9 @@ export interface RunningApi {
   metricsPort?: number;
   close(): Promise<void>;
 }
+
+/** How often running reindexes are looked at for a switch no job's end made (ADR 0034). */
+const REINDEX_WATCHDOG_MS = 15_000;
 
 export interface StartApiOptions {
   kc?: KubeConfig;
@@ -85,16 +98,6 @@ export async function startApi(
   const servers = new McpServerStore(kc, platform.servers, new McpEnvSecrets(kc, logger));
   const agents = new AgentStore(db);
   const states = new OAuthStateStore(db, config.mcp.credentialKeys);
-  // The API, not the gateway, removes what is kept about servers that went without its route.
-  const cleanup = new McpServerCleanup({
-    servers: platform.servers,
-    tenants,
-    credentials,
-    agents,
-    organizations: new OrganizationRows(db),
-    logger,
-    graceSeconds: opts.mcpOrphanGraceSeconds,
-  });
   const allowLoopback = config.mcp.allowLoopbackUpstreams;
   const downloadStore = new DownloadStore(db);
   const downloadFetch = createPinnedFetch({
@@ -110,20 +113,12 @@ export async function startApi(
     maxFileBytes: config.modelStore.maxFileBytes,
   };
   const downloadWorker = new DownloadWorker(downloadStore, downloadFetch, workerSettings, logger);
-  // Collections (ADR 0033): processed files are indexed with the real engines (ADR 0031).
-  const collections = new KnowledgeCollections({
-    store: new CollectionsStore(db, 'knowledge_nodes'),
-    engines: config.knowledgeEngines,
-    logger,
-  });
-  const files = knowledgeFiles(config, db, logger, {
-    ...opts.files,
-    processor: opts.files?.processor ?? new IndexingProcessor(collections, config.knowledgeEngines),
-  });
   const models = new ModelCatalogue({
     store: new ModelCatalogueStore(db),
     keyring: config.mcp.credentialKeys,
     allowLoopback: config.inference.allowLoopbackBackends,
+    // A catalogue change of an embedding model in use reindexes (ADR 0034).
+    embeddingChange: (entry) => reindexing.catalogueChange(entry),
   });
   if (config.inference.allowLoopbackBackends) {
     logger.warn('AIPLANE_MODELS_ALLOW_LOOPBACK_BACKENDS is on: model backends may be on loopback');
@@ -132,15 +127,80 @@ export async function startApi(
   const backendFetch = createPinnedFetch({ allowLoopback: config.inference.allowLoopbackBackends });
   const clusterFetch = createWorkloadFetch();
   const registry = new Registry();
-  const systemConfig = new SystemConfiguration(new ConfigStore(db));
+  const configStore = new ConfigStore(db);
+  const dialing = {
+    remote: backendFetch,
+    cluster: clusterFetch,
+    retryBaseMs: config.inference.retryBaseMs,
+  };
+  // Collections (ADR 0033): processed files are indexed with the real engines (ADR 0031), by
+  // the local model or the catalogue embedding model `/v1/config` names (ADR 0034).
+  const collections = new KnowledgeCollections({
+    store: new CollectionsStore(db, 'knowledge_nodes'),
+    engines: config.knowledgeEngines,
+    logger,
+    configured: async (organizationId) =>
+      (await systemConfig.get(organizationId)).config.embedding_model,
+    remote: async (organizationId, name) => {
+      const backend = await models.backendFor(organizationId, name, 'embedding');
+      return backend && remoteOptionsOf(backend, dialing);
+    },
+  });
+  // Who is who for sharing files and agents: the identity provider's groups and members.
+  const idp = config.identityProvider;
+  const directory = new KeycloakSharingDirectory(
+    { url: idp.url, realm: idp.realm, clientId: idp.clientId, clientSecret: idp.clientSecret },
+    idp.accessCacheSeconds * 1000,
+  );
+  const indexer = new IndexingProcessor(collections, config.knowledgeEngines);
+  const files = knowledgeFiles(config, db, logger, directory, {
+    ...opts.files,
+    processor: opts.files?.processor ?? indexer,
+  });
+  // The API, not the gateway, removes what is kept about servers and tenants that went
+  // without its routes (and files' blobs a crash left behind).
+  const cleanup = new McpServerCleanup({
+    servers: platform.servers,
+    tenants,
+    credentials,
+    agents,
+    organizations: new OrganizationRows(db),
+    knowledge: new KnowledgeCleanup({
+      store: new KnowledgeCleanupStore(db),
+      blobs: files.blobs,
+      logger,
+    }),
+    logger,
+    graceSeconds: opts.mcpOrphanGraceSeconds,
+  });
+  const reindexing: Reindexing = new Reindexing({
+    db,
+    store: new ReindexStore(db),
+    collections,
+    jobs: files.jobs,
+    files: files.nodes,
+    blobs: files.blobs,
+    indexer,
+    attempts: config.files.attempts,
+    queued: () => reindexQueue.kick(),
+    revertConfig: (trx, organizationId, from, to) =>
+      configStore.revertEmbeddingModel(trx, organizationId, from, to),
+    logger,
+  });
+  const reindexQueue = new JobQueue(
+    REINDEX_QUEUE,
+    files.jobs,
+    reindexing,
+    { ...files.queueSettings, concurrency: config.files.concurrency },
+    logger,
+  );
+  const systemConfig = new SystemConfiguration(configStore, {
+    prepare: (organizationId, model) => reindexing.prepare(organizationId, model, 'config'),
+  });
   const rerankers = new Rerankers({
     models,
     localEmbedder: () => collections.localEmbedder(),
-    dialing: {
-      remote: backendFetch,
-      cluster: clusterFetch,
-      retryBaseMs: config.inference.retryBaseMs,
-    },
+    dialing,
     configured: async (organizationId) =>
       (await systemConfig.get(organizationId)).config.reranker_model,
   });
@@ -158,6 +218,20 @@ export async function startApi(
         (await rerankers.named(organizationId, c.reranker_model)) ?? (await rerankers.local());
       return { retrievalK: c.retrieval_k, rerank: { reranker, topN: c.rerank_top_n } };
     },
+  });
+  const sharedAgents = new Agents({
+    store: agents,
+    shares: new Shares(new ShareStore(db, AGENT_SHARES), directory),
+    directory,
+    foreignServerIds: async (organizationId: string, ids: readonly string[]) => {
+      const namespace = organizationNamespace(tenants, organizationId);
+      if (namespace === undefined) return [...ids];
+      // Misses read through the cache: one LIST of the namespace however many ids miss.
+      const found = await Promise.all(ids.map((id) => servers.find(namespace, id)));
+      return ids.filter((_, i) => found[i] === undefined);
+    },
+    provisioned: (organizationId: string) =>
+      organizationNamespace(tenants, organizationId) !== undefined,
   });
   const messages = new Messages({
     retrieval: {
@@ -180,7 +254,7 @@ export async function startApi(
       },
     },
     catalogue: models,
-    agents,
+    agents: sharedAgents,
     remoteFetch: backendFetch,
     clusterFetch,
     tokenizers: new Tokenizers({ root: config.modelStore.dir, logger }),
@@ -239,18 +313,7 @@ export async function startApi(
       timeoutMs: config.mcp.upstreamTimeoutMs,
       logger,
     }),
-    agents: {
-      agents,
-      foreignServerIds: async (organizationId: string, ids: readonly string[]) => {
-        const namespace = organizationNamespace(tenants, organizationId);
-        if (namespace === undefined) return [...ids];
-        // Misses read through the cache: one LIST of the namespace however many ids miss.
-        const found = await Promise.all(ids.map((id) => servers.find(namespace, id)));
-        return ids.filter((_, i) => found[i] === undefined);
-      },
-      provisioned: (organizationId: string) =>
-        organizationNamespace(tenants, organizationId) !== undefined,
-    },
+    agents: { agents: sharedAgents },
     translations: new Translations(new TranslationStore(db)),
     config: systemConfig,
     branding: new Branding(new ThemeStore(db)),
@@ -267,6 +330,7 @@ export async function startApi(
     files: files.router,
     collectionSearch,
     rerankers,
+    reindexing,
     speech: { engines: speechEngines, config: config.speech, metrics: speechMetrics(registry) },
     authenticator: platform.authenticator,
     ready: () => platform.ready(),
@@ -286,6 +350,12 @@ export async function startApi(
   cleanup.start();
   downloadWorker.start();
   files.queue.start();
+  // Reindexes left running by the last stop go on (ADR 0034).
+  await reindexing
+    .resume()
+    .catch((err: unknown) => logger.error({ err }, 'reindex: resuming failed'));
+  reindexQueue.start();
+  reindexing.startWatchdog(REINDEX_WATCHDOG_MS);
   return {
     ...listening,
     routes: routeTable(app),
@@ -296,6 +366,8 @@ export async function startApi(
       speechEngines.close();
       await downloadWorker.stop();
       await files.queue.stop();
+      await reindexQueue.stop();
+      await reindexing.stopWatchdog();
       await collections.close();
       await downloadFetch.close();
       await metricsServer?.close();

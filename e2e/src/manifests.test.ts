@@ -96,9 +96,9 @@ describe('the PostgreSQL and Keycloak manifests of the e2e run', function () {
     }
   });
 
-  it("creates the API's database at PostgreSQL's first start, on PostgreSQL 17", function () {
+  it("creates the API's database at PostgreSQL's first start, on PostgreSQL 17 with pgvector", function () {
     const pg = postgres.find((m) => m.kind === 'Deployment')?.spec.template?.spec.containers[0];
-    assert.equal(pg?.image, 'docker.io/library/postgres:17');
+    assert.equal(pg?.image, 'docker.io/pgvector/pgvector:0.8.0-pg17');
     assert.equal(pg && env(pg, 'POSTGRES_DB'), API_DATABASE);
   });
 });

@@ -16,6 +16,11 @@ export interface EmbeddingsTestBackendOptions {
   reranker: Reranker;
   /** When set, every request must carry `Authorization: Bearer <apiKey>` (else 401). */
   apiKey?: string;
+  /**
+   * Models answered with shorter vectors: the first N components of the embedder's, scaled
+   * to unit length, as OpenAI shortens its text-embedding-3 vectors (another real dimension).
+   */
+  shortened?: Record<string, number>;
 }
 
 export interface EmbeddingsTestBackend {
@@ -26,6 +31,14 @@ export interface EmbeddingsTestBackend {
   failNext(count: number, status: number): void;
   /** The next embeddings answer is this body instead of the real one (a broken backend). */
   answerNext(body: unknown): void;
+  /**
+   * Embeddings requests (those with a text `match` accepts, when given) wait unanswered from
+   * now until {@link release}: a slow backend, held where a test wants it.
+   */
+  hold(match?: (text: string) => boolean): void;
+  release(): void;
+  /** Embeddings requests waiting now. */
+  readonly waiting: number;
   close(): Promise<void>;
 }
 
@@ -35,7 +48,9 @@ export interface EmbeddingsTestBackend {
  *
  * - `POST /v1/embeddings` `{model, input}` (a string or a list of strings) answers
  *   `{object: "list", data: [{object: "embedding", index, embedding}], model, usage}` with the
- *   data listed LAST TEXT FIRST, so a client that ignores `index` gets the vectors wrong.
+ *   data listed LAST TEXT FIRST, so a client that ignores `index` gets the vectors wrong. A
+ *   model named in `shortened` answers shorter real vectors (another dimension); `hold` keeps
+ *   requests waiting where a test wants a slow backend (docs/adr/0034).
  * - `POST /v1/rerank` (and `/rerank`) `{model, query, documents, top_n}` answers
  *   `{results: [{index, relevance_score}]}` best first, as Cohere and Jina do; a request the
  *   reranker refuses answers 400 `{error: {message}}`, as such backends do.
@@ -46,6 +61,9 @@ export async function startEmbeddingsTestBackend(
   const requests: EmbeddingsTestRequest[] = [];
   let failures = { count: 0, status: 503 };
   const answers: unknown[] = [];
+  let gate:
+    { opened: Promise<void>; open: () => void; match: (text: string) => boolean } | undefined;
+  let waiting = 0;
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       if (!res.headersSent) json(res, 500, { error: { message: (err as Error).message } });
@@ -80,13 +98,22 @@ export async function startEmbeddingsTestBackend(
         json(res, 400, { error: { message: 'input must be a string or a list of strings' } });
         return;
       }
+      if (gate && texts.some(gate.match)) {
+        waiting += 1;
+        await gate.opened.finally(() => (waiting -= 1));
+      }
       if (answers.length > 0) {
         json(res, 200, answers.shift());
         return;
       }
+      const length = typeof model === 'string' ? opts.shortened?.[model] : undefined;
       const vectors = await opts.embedder.embed(texts);
       const data = vectors
-        .map((v, index) => ({ object: 'embedding', index, embedding: Array.from(v) }))
+        .map((v, index) => ({
+          object: 'embedding',
+          index,
+          embedding: length === undefined ? Array.from(v) : shorten(v, length),
+        }))
         .reverse();
       json(res, 200, {
         object: 'list',
@@ -127,12 +154,33 @@ export async function startEmbeddingsTestBackend(
     answerNext(answer) {
       answers.push(answer);
     },
+    hold(match = () => true) {
+      gate?.open();
+      let open = () => {};
+      const opened = new Promise<void>((resolve) => (open = resolve));
+      gate = { opened, open, match };
+    },
+    release() {
+      gate?.open();
+      gate = undefined;
+    },
+    get waiting() {
+      return waiting;
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
+        gate?.open();
         server.closeAllConnections();
         server.close((err) => (err ? reject(err) : resolve()));
       }),
   };
+}
+
+/** The first `length` components of `v`, scaled to unit length. */
+function shorten(v: Float32Array, length: number): number[] {
+  const head = Array.from(v.subarray(0, length));
+  const norm = Math.sqrt(head.reduce((sum, x) => sum + x * x, 0)) || 1;
+  return head.map((x) => x / norm);
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

@@ -10,7 +10,7 @@ import type { OpenAiTestBackend } from '@aiplane/hack';
 import { createApiKey, ORG_SCOPE, tokenFor } from './api-helpers.js';
 import { type GatewayStack, startGatewayStack } from './fixtures/index.js';
 import { link, randomId, registerRemote } from './mcp-helpers.js';
-import { vendorClient, vendorError } from './messages-helpers.js';
+import { addEchoModel, vendorClient, vendorError } from './messages-helpers.js';
 import { newSecret, rememberSecret } from './secrets.js';
 
 interface ChatBody {
@@ -85,14 +85,7 @@ describe('agents with MCP tools: /anthropic/v1/messages runs an agent’s tools 
     await link(member, serverId, memberCredential);
     // A server the member has linked no credential for.
     unlinkedId = await registerRemote(admin, { name: 'unlinked', address: upstream.url });
-    const model = await admin('POST', '/v1/models', {
-      name: 'echo',
-      mode: 'chat',
-      base_url: backend.baseUrl,
-      backend_model: 'org/echo-7b',
-      api_key: BACKEND_KEY,
-    });
-    assert.equal(model.status, 201, model.text);
+    await addEchoModel(admin, backend.baseUrl, BACKEND_KEY);
     const created = await member('POST', '/v1/agents', {
       name: 'tool-user',
       instructions: 'You are the tools agent.',

@@ -10,6 +10,12 @@ import { environment } from './harness.js';
 import { rememberSecret } from './secrets.js';
 
 export type DevUser = 'admin' | 'member' | 'outsider' | 'nobody';
+/** A user a suite created for itself (keycloak-admin.ts, createTestUser), who logs in by password. */
+export interface TestUser {
+  id: string;
+  username: string;
+  password: string;
+}
 
 export function keycloak(): KeycloakInfo {
   const info = environment().info().keycloak;
@@ -30,16 +36,43 @@ export function keycloak(): KeycloakInfo {
  */
 export const ORG_SCOPE = { scope: 'openid organization:*' };
 
-/** A fresh access token for a dev user (password grant against the running Keycloak). */
-export async function tokenFor(user: DevUser, opts: { scope?: string } = {}): Promise<string> {
+/** A fresh access token for a dev user or a test user (password grant against the running Keycloak). */
+export async function tokenFor(
+  user: DevUser | TestUser,
+  opts: { scope?: string } = {},
+): Promise<string> {
   const info = keycloak();
-  const { access_token } = await passwordGrant(info, info.users[user], opts);
+  const login = typeof user === 'string' ? info.users[user] : user;
+  const { access_token } = await passwordGrant(info, login, opts);
   rememberSecret(access_token);
   return access_token;
 }
 
-/** A new platform API key of a dev user (remembered for the log sweep): its secret. */
-export async function createApiKey(apiUrl: string, user: DevUser, name: string): Promise<string> {
+/**
+ * A user's token with every organization claim (ORG_SCOPE), asked for again after a minute (a
+ * password grant per call is slow). A token's claims are those of its issue time: a change of
+ * membership or permissions drops the cache ({@link forgetCachedTokens}).
+ */
+const tokens = new Map<string, { at: number; token: Promise<string> }>();
+export function cachedToken(user: DevUser | TestUser): Promise<string> {
+  const key = typeof user === 'string' ? user : user.username;
+  const hit = tokens.get(key);
+  if (hit && Date.now() - hit.at < 60_000) return hit.token;
+  const token = tokenFor(user, ORG_SCOPE);
+  tokens.set(key, { at: Date.now(), token });
+  return token;
+}
+
+export function forgetCachedTokens(): void {
+  tokens.clear();
+}
+
+/** A new platform API key of a dev or test user (remembered for the log sweep): its secret. */
+export async function createApiKey(
+  apiUrl: string,
+  user: DevUser | TestUser,
+  name: string,
+): Promise<string> {
   const r = await call(`${apiUrl}/v1/api-keys`, {
     method: 'POST',
     headers: { authorization: `Bearer ${await tokenFor(user, ORG_SCOPE)}` },

@@ -1,7 +1,14 @@
 // What the files suites share: callers acting in acme, uploads, listings and waiting for a status.
 import assert from 'node:assert/strict';
 import { waitFor } from '@aiplane/hack';
-import { call, ORG_SCOPE, replyOf, tokenFor, type DevUser, type Reply } from './api-helpers.js';
+import {
+  call,
+  cachedToken,
+  replyOf,
+  type DevUser,
+  type Reply,
+  type TestUser,
+} from './api-helpers.js';
 import type { Call } from './fixtures/index.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -38,19 +45,9 @@ export interface Acting {
   ): Promise<Reply>;
 }
 
-/** A dev user's token, asked for again after a minute (a password grant per call is slow). */
-const tokens = new Map<DevUser, { at: number; token: Promise<string> }>();
-function tokenOf(user: DevUser): Promise<string> {
-  const hit = tokens.get(user);
-  if (hit && Date.now() - hit.at < 60_000) return hit.token;
-  const token = tokenFor(user, ORG_SCOPE);
-  tokens.set(user, { at: Date.now(), token });
-  return token;
-}
-
-export function acting(url: string, user: DevUser, organizationId: string): Acting {
+export function acting(url: string, user: DevUser | TestUser, organizationId: string): Acting {
   const headers = async () => ({
-    authorization: `Bearer ${await tokenOf(user)}`,
+    authorization: `Bearer ${await cachedToken(user)}`,
     'x-aiplane-organization': organizationId,
   });
   return {

@@ -20,6 +20,7 @@ import {
   type GroupedFilesSuite,
   startGroupedFilesSuite,
 } from './files-helpers.js';
+import { kcAdmin } from './keycloak-admin.js';
 
 const NAME = 'files-sharing';
 
@@ -220,6 +221,36 @@ describe('files sharing: nobody sees what was not shared with them; user and gro
     assert.ok((await sightings(c, f)).includes('get'));
     assert.equal((await a.call('DELETE', `/v1/files/${f.id}/shares/group/${groupId}`)).status, 204);
     assert.deepEqual(await sightings(c, f), []);
+  });
+
+  it('a group share reaches the members of its subgroups too; leaving the subgroup revokes it', async function () {
+    const sub = await kcAdmin(`/organizations/${acme}/groups/${groupId}/children`, {
+      method: 'POST',
+      body: { name: unique('subteam') },
+    });
+    assert.equal(sub.status, 201, await sub.text());
+    const subId = sub.headers.get('location')?.split('/').pop() ?? '';
+    try {
+      const f = await uploadText(a, 'whole-department.txt', 'for the department and below');
+      await fileWithStatus(a, f.id, 'RAG Available');
+      assert.equal(
+        (await shareWith(a, `/v1/files/${f.id}`, 'group', groupId, 'viewer')).status,
+        200,
+      );
+      assert.deepEqual(await sightings(b, f), [], 'not yet in the subgroup');
+      await setGroupMember(acme, subId, users().admin.id, true);
+      assert.deepEqual(await sightings(b, f), [
+        'root:all',
+        'root:shared_with_me',
+        'search',
+        'picker',
+        'get',
+      ]);
+      await setGroupMember(acme, subId, users().admin.id, false);
+      assert.deepEqual(await sightings(b, f), []);
+    } finally {
+      await kcAdmin(`/organizations/${acme}/groups/${subId}`, { method: 'DELETE' });
+    }
   });
 
   it('the share panel is for owners; an Owner by share may share and delete; sharing again changes the role; targets must be members or groups of the organization (422 naming target_id)', async function () {

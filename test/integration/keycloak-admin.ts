@@ -1,6 +1,7 @@
 import { KeycloakAdminApi, setOrganizationPermissions } from '@aiplane/hack';
-import { keycloak } from './api-helpers.js';
-import { rememberSecret } from './secrets.js';
+import { randomBytes } from 'node:crypto';
+import { forgetCachedTokens, keycloak, type TestUser } from './api-helpers.js';
+import { newSecret, rememberSecret } from './secrets.js';
 
 /**
  * The bootstrap admin's master-realm token, reused until 10 s before it expires: a password
@@ -110,4 +111,55 @@ export async function setPermissionsIn(
   permissions: readonly string[],
 ): Promise<void> {
   await setOrganizationPermissions(adminApi(), organizationId, userId, permissions);
+  forgetCachedTokens();
+}
+
+/** Makes the user a member of the organization, or not (idempotent). */
+export async function setOrganizationMember(
+  organizationId: string,
+  userId: string,
+  member: boolean,
+): Promise<void> {
+  const res = member
+    ? await kcAdmin(`/organizations/${organizationId}/members`, { method: 'POST', body: userId })
+    : await kcAdmin(`/organizations/${organizationId}/members/${userId}`, { method: 'DELETE' });
+  // Adding an existing member answers 409; removing a non-member 404: both are the wanted state.
+  if (!res.ok && res.status !== (member ? 409 : 404)) {
+    throw new Error(
+      `membership of ${userId} in ${organizationId}: ${res.status} ${await res.text()}`,
+    );
+  }
+  forgetCachedTokens();
+}
+
+/**
+ * A new user of the realm with a random password and nothing else (no role, no organization),
+ * for a suite that needs more people than the dev users; the suite deletes it
+ * ({@link deleteTestUser}).
+ */
+export async function createTestUser(label: string): Promise<TestUser> {
+  const username = `${label}-${randomBytes(4).toString('hex')}`;
+  const password = newSecret(`pw-${label}`);
+  const res = await kcAdmin('/users', {
+    method: 'POST',
+    body: {
+      username,
+      enabled: true,
+      email: `${username}@aiplane.test`,
+      emailVerified: true,
+      firstName: label,
+      lastName: 'Test',
+      requiredActions: [],
+      credentials: [{ type: 'password', value: password, temporary: false }],
+    },
+  });
+  if (res.status !== 201) throw new Error(`user ${username}: ${res.status} ${await res.text()}`);
+  const id = res.headers.get('location')?.split('/').pop();
+  if (!id) throw new Error(`user ${username}: no id in the answer`);
+  return { id, username, password };
+}
+
+export async function deleteTestUser(user: TestUser): Promise<void> {
+  const res = await kcAdmin(`/users/${user.id}`, { method: 'DELETE' });
+  if (!res.ok && res.status !== 404) throw new Error(`delete ${user.username}: ${res.status}`);
 }

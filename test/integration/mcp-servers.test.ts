@@ -681,10 +681,28 @@ describe('MCP server management (API, kube-apiserver, PostgreSQL, Keycloak token
       assert.deepEqual(read.mcp_server_ids, []);
     });
 
-    it('lets only the creator or a platform admin change an agent; hides other organizations’ agents', async function () {
+    it('shows an agent to another member only once shared, lets a viewer neither change nor delete it (403), its owner delete it; hides other organizations’ agents', async function () {
       const mine = record(
         await admin('POST', '/v1/agents', { name: 'admin-agent' }),
       ).json() as Agent;
+      const listed = async () =>
+        record(await member('GET', '/v1/agents')).json() as { agents: Agent[]; count: number };
+      // Not shared: absent for the member (docs/adr/0035), on every route.
+      assertCode(record(await member('GET', `/v1/agents/${mine.id}`)), 404, 'agent_not_found');
+      assertCode(
+        record(await member('PUT', `/v1/agents/${mine.id}`, { name: 'x' })),
+        404,
+        'agent_not_found',
+      );
+      assert.ok(!(await listed()).agents.some((x) => x.id === mine.id));
+      const shared = record(
+        await admin('POST', `/v1/agents/${mine.id}/shares`, {
+          target_type: 'user',
+          target_id: keycloak().users.member.id,
+          role: 'viewer',
+        }),
+      );
+      assert.equal(shared.status, 200, shared.text);
       assertCode(
         record(await member('PUT', `/v1/agents/${mine.id}`, { name: 'x' })),
         403,
@@ -696,12 +714,9 @@ describe('MCP server management (API, kube-apiserver, PostgreSQL, Keycloak token
         'agent_modification_denied',
       );
       assertCode(record(await adminInB('GET', `/v1/agents/${mine.id}`)), 404, 'agent_not_found');
-      const list = record(await member('GET', '/v1/agents')).json() as {
-        agents: Agent[];
-        count: number;
-      };
+      const list = await listed();
       assert.equal(list.count, list.agents.length);
-      assert.ok(list.agents.some((x) => x.id === mine.id));
+      assert.ok(list.agents.some((x) => x.id === mine.id && x.name === 'admin-agent'));
       assert.equal((await admin('DELETE', `/v1/agents/${mine.id}`)).status, 204);
       assertCode(record(await admin('GET', `/v1/agents/${mine.id}`)), 404, 'agent_not_found');
       assertValidationFailed(record(await member('POST', '/v1/agents', { name: '' })), 'name');

@@ -500,9 +500,16 @@ describe('messages API: /anthropic/v1 with the vendor’s own SDK as the client'
       assert.match(systemOf(), /\[1\] home-baker\.md\n/);
       assert.match(systemOf(), /Feed it twice a day/);
 
-      // Another member of the organization, who may not read the file, gets no passage of it.
+      // Another member of the organization, who may use the agent (shared with them explicitly:
+      // docs/adr/0035) but may not read the file, gets no passage of it.
       await addMembers(a.organizationId, ['admin']);
       try {
+        const usesIt = await memberInA('POST', `/v1/agents/${agent.id}/shares`, {
+          target_type: 'user',
+          target_id: keycloak().users.admin.id,
+          role: 'viewer',
+        });
+        assert.equal(usesIt.status, 200, usesIt.text);
         const stranger = vendorClient(api.url, a.organizationId, {
           authToken: await tokenFor('admin', ORG_SCOPE),
         });

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
 
 /**
@@ -29,4 +30,23 @@ export async function vendorError(
     throw err;
   }
   throw new Error('no error');
+}
+
+/**
+ * Adds a chat model `echo` of the organization to the catalogue as `who` (which must answer
+ * 201): the OpenAI-compatible test backend at `baseUrl`, its `org/echo-7b`, with its key.
+ */
+export async function addEchoModel(
+  who: (method: string, path: string, body?: unknown) => Promise<{ status: number; text: string }>,
+  baseUrl: string,
+  apiKey: string,
+): Promise<void> {
+  const model = await who('POST', '/v1/models', {
+    name: 'echo',
+    mode: 'chat',
+    base_url: baseUrl,
+    backend_model: 'org/echo-7b',
+    api_key: apiKey,
+  });
+  assert.equal(model.status, 201, model.text);
 }

@@ -45,11 +45,22 @@ describe('organization rows: moving to a re-created organization’s id (real Po
       etag,
     });
     await db('branding_logos').insert([logo(oldId, '"old"'), logo(newId, '"new"')]);
-    await db('agents').insert({ organization_id: oldId, created_by: 'u', name: 'a' });
+    const [agent] = await db('agents')
+      .insert({ organization_id: oldId, created_by: 'u', name: 'a' })
+      .returning<{ id: string }[]>('id');
+    await db('agent_shares').insert({
+      agent_id: agent?.id,
+      organization_id: oldId,
+      target_type: 'user',
+      target_id: 'v',
+      role: 'viewer',
+      created_by: 'u',
+    });
 
     const rows = new OrganizationRows(db);
-    // Moved: cancel, the theme and the agent; the old save, config and logo gave way to the new.
-    assert.equal(await rows.move([oldId], newId), 3);
+    // Moved: cancel, the theme, the agent and its share; the old save, config and logo gave way
+    // to the new.
+    assert.equal(await rows.move([oldId], newId), 4);
     assert.deepEqual(
       await db('translation_overrides')
         .where({ organization_id: newId })
@@ -69,6 +80,7 @@ describe('organization rows: moving to a re-created organization’s id (real Po
       { etag: '"new"' },
     ]);
     assert.equal((await db('agents').where({ organization_id: newId })).length, 1);
+    assert.equal((await db('agent_shares').where({ organization_id: newId })).length, 1);
     for (const table of [
       'translation_overrides',
       'organization_config',

@@ -28,6 +28,7 @@ interface Config {
   rerank_top_n: number | null;
   reranker_enabled: boolean;
   reranker_model: string | null;
+  embedding_model: string | null;
   service_desk: { enabled: boolean; custom_gpt_id: string | null; document_ids: string[] | null };
 }
 
@@ -36,6 +37,7 @@ const DEFAULTS: Config = {
   rerank_top_n: null,
   reranker_enabled: false,
   reranker_model: null,
+  embedding_model: null,
   service_desk: { enabled: false, custom_gpt_id: null, document_ids: null },
 };
 

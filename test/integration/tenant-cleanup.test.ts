@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type pg from 'pg';
 import { API_VERSION, type TenantLifecycle } from '@aiplane/crds';
 import { kubeRequest } from '@aiplane/lib';
 import { waitFor, type ManagedProcess } from '@aiplane/hack';
 import { assertCode, queryRows, startTestApi, type TestApi } from './api-helpers.js';
+import { acting, type FileNode } from './files-helpers.js';
 import { kubeConfig } from './harness.js';
 import { kubeDeleteAndWait } from './kube-helpers.js';
 import {
@@ -24,6 +28,14 @@ import { adminCall, awaitTenantGone } from './tenant-helpers.js';
 
 /** The first API's name, and so its database's, which the restarted API reuses. */
 const API_NAME = 'api-tenant-cleanup';
+/** Where both APIs of this suite keep files' bytes. */
+const FILES_DIR = mkdtempSync(join(tmpdir(), 'aiplane-tenant-cleanup-files-'));
+const FILES_ENV = { AIPLANE_FILES_DIR: FILES_DIR };
+/** The blob keys under FILES_DIR. */
+const blobKeys = (): string[] =>
+  readdirSync(join(FILES_DIR, 'blobs'), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => e.name);
 const TENANTS_PATH = `/apis/${API_VERSION}/tenantlifecycles`;
 
 describe('agents of a deleted tenant (API, operator, kube-apiserver, PostgreSQL, Keycloak)', function () {
@@ -69,7 +81,7 @@ describe('agents of a deleted tenant (API, operator, kube-apiserver, PostgreSQL,
     this.timeout(240_000);
     // First: the operator starts while the rest is set up (it makes the tenants Ready).
     operator = startOperatorProcess();
-    api = await startTestApi(API_NAME);
+    api = await startTestApi(API_NAME, FILES_ENV);
     databaseUrl = api.databaseUrl;
     [kept, doomed, offline] = await provisionTenants(
       api.url,
@@ -88,6 +100,7 @@ describe('agents of a deleted tenant (API, operator, kube-apiserver, PostgreSQL,
     }
     await operator?.stop();
     await api?.close();
+    rmSync(FILES_DIR, { recursive: true, force: true });
   });
 
   it('answers 409 organization_not_provisioned to an agent in an organization without a tenant, and lists none', async function () {
@@ -136,6 +149,40 @@ describe('agents of a deleted tenant (API, operator, kube-apiserver, PostgreSQL,
     };
     assert.equal(await settingRows(doomed.organizationId), 4);
 
+    // And its files: a folder and a file in it, with its blob and its chunks in the
+    // organization's collection (docs/adr/0032, "When a tenant goes").
+    const fileRows = async (organizationId: string) =>
+      (await query('select 1 from knowledge_nodes where organization_id = $1', [organizationId]))
+        .length;
+    const collectionTables = async (organizationId: string) =>
+      (
+        await query<{ chunk_table: string }>(
+          'select chunk_table from knowledge_collections where organization_id = $1',
+          [organizationId],
+        )
+      ).map((r) => r.chunk_table);
+    const uploaded = new Map<string, FileNode>();
+    for (const t of [doomed, kept]) {
+      const member = acting(api?.url ?? '', 'member', t.organizationId);
+      const folder = await member.call('POST', '/v1/folders', { name: 'notes', folder_id: null });
+      assert.equal(folder.status, 201, folder.text);
+      const r = await member.upload({
+        folder_id: (folder.json() as FileNode).id,
+        file: { data: `The harbour of ${t.slug} opens at dawn.`, filename: 'harbour.txt' },
+      });
+      assert.equal(r.status, 201, r.text);
+      uploaded.set(t.id, r.json() as FileNode);
+      await waitFor(
+        `the file of ${t.slug} to be indexed`,
+        async () => (await collectionTables(t.organizationId)).length === 1,
+        { timeoutMs: 120_000 },
+      );
+    }
+    const doomedTables = await collectionTables(doomed.organizationId);
+    const blobsBefore = blobKeys();
+    assert.equal(blobsBefore.length, 2);
+    assert.equal(await fileRows(doomed.organizationId), 2);
+
     const del = await adminCall(`${api?.url}/v1/admin/tenants/${doomed.id}`, { method: 'DELETE' });
     assert.equal(del.status, 202, del.text);
     await awaitTenantGone(api?.url ?? '', doomed.id);
@@ -167,6 +214,26 @@ describe('agents of a deleted tenant (API, operator, kube-apiserver, PostgreSQL,
     assert.deepEqual(await agentRows(kept.organizationId), [other.id]);
     const still = await memberIn(kept)('GET', `/v1/agents/${other.id}`);
     assert.equal(still.status, 200, still.text);
+
+    await waitFor(
+      'the deleted tenant’s files, collections and blobs to go',
+      async () =>
+        (await fileRows(doomed.organizationId)) === 0 &&
+        (await collectionTables(doomed.organizationId)).length === 0 &&
+        blobKeys().length === 1,
+      { timeoutMs: CLEANUP_WITHIN_MS },
+    );
+    for (const table of doomedTables) {
+      assert.deepEqual(await query('select 1 from pg_tables where tablename = $1', [table]), []);
+    }
+    assert.equal(await fileRows(kept.organizationId), 2);
+    const keptFile = uploaded.get(kept.id);
+    const download = await acting(api?.url ?? '', 'member', kept.organizationId).call(
+      'GET',
+      `/v1/files/${keptFile?.id}/content`,
+    );
+    assert.equal(download.status, 200, download.text);
+    assert.match(download.text, /opens at dawn/);
   });
 
   describe('after a restart: a tenant deleted while no API ran', function () {
@@ -216,14 +283,10 @@ describe('agents of a deleted tenant (API, operator, kube-apiserver, PostgreSQL,
         'nothing removed the agents while no API ran',
       );
 
-      api = await startTestApi(
-        API_NAME + '-restarted',
-        {},
-        {
-          databaseOf: API_NAME,
-          mcpOrphanGraceSeconds: CLEANUP_GRACE_SECONDS,
-        },
-      );
+      api = await startTestApi(API_NAME + '-restarted', FILES_ENV, {
+        databaseOf: API_NAME,
+        mcpOrphanGraceSeconds: CLEANUP_GRACE_SECONDS,
+      });
     });
 
     it('sweeps the agents of the gone tenant’s organization once older than the grace period', async function () {

@@ -1,10 +1,12 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { type Response, Router } from 'express';
-import { principalOf, isPlatformAdmin } from '@aiplane/lib/auth';
-import { ApiError } from '@aiplane/lib/errors';
-import { isUuid, ListOf, Nullable, operation } from '@aiplane/lib/service';
-import { notProvisioned } from '../tenants/provisioning.js';
-import type { Agent, AgentStore } from './store.js';
+import { principalOf } from '@aiplane/lib/auth';
+import { ListOf, Nullable, operation } from '@aiplane/lib/service';
+import { roleOfRank } from '../sharing/roles.js';
+import { shareRoutes } from '../sharing/share-routes.js';
+import { RoleSchema } from '../sharing/share-schemas.js';
+import type { Agents } from './agents.js';
+import type { SeenAgent } from './store.js';
 
 /** The most MCP servers one agent may reference. */
 export const MAX_AGENT_SERVERS = 64;
@@ -55,7 +57,10 @@ export const AgentRecordSchema = Type.Object(
     model: Nullable(Type.String()),
     mcp_server_ids: Type.Array(Type.String()),
     document_ids: Type.Array(Type.String({ format: 'uuid' })),
+    /** Its creator: an owner of it for as long as it exists. */
     created_by: Type.String(),
+    /** The caller's role on it: creator or organization admin (owner), else their best share. */
+    role: RoleSchema,
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },
@@ -64,7 +69,7 @@ export const AgentRecordSchema = Type.Object(
 export type AgentRecord = Static<typeof AgentRecordSchema>;
 const AgentListSchema = ListOf('agents', AgentRecordSchema, 'AgentList');
 
-function agentRecord(a: Agent): AgentRecord {
+function agentRecord({ agent: a, rank }: SeenAgent): AgentRecord {
   return {
     id: a.id,
     organization_id: a.organizationId,
@@ -75,58 +80,27 @@ function agentRecord(a: Agent): AgentRecord {
     mcp_server_ids: a.mcpServerIds,
     document_ids: a.documentIds,
     created_by: a.createdBy,
+    role: roleOfRank(rank) ?? 'viewer',
     created_at: a.createdAt.toISOString(),
     updated_at: a.updatedAt.toISOString(),
   };
 }
 
 export interface AgentsRouterOptions {
-  agents: AgentStore;
-  /** The entries of `ids` that are not live MCP servers of the organization. */
-  foreignServerIds: (organizationId: string, ids: readonly string[]) => Promise<string[]>;
-  /** Whether a live tenant records the organization (agents go with their tenant). */
-  provisioned: (organizationId: string) => boolean;
+  agents: Agents;
 }
 
-/** `/v1/agents` (spec: "Agent link to MCP Servers"; other fields: docs/agents.md). */
-export function agentsRouter(opts: AgentsRouterOptions): Router {
+/**
+ * `/v1/agents` (spec: "Agent link to MCP Servers"; sharing: core-api.md, Sharing roles; other
+ * fields: docs/adr/0029, 0033, 0035). Every route sees only the agents the caller may see.
+ */
+export function agentsRouter({ agents }: AgentsRouterOptions): Router {
   const router = Router();
-
-  const checkServers = async (organizationId: string, ids: readonly string[]) => {
-    const bad = [
-      ...ids.filter((id) => !isUuid(id)),
-      ...(await opts.foreignServerIds(
-        organizationId,
-        ids.filter((id) => isUuid(id)),
-      )),
-    ];
-    if (bad.length > 0) {
-      const listed = ids.filter((id) => bad.includes(id));
-      throw new ApiError(
-        'agent_mcp_server_not_in_organization',
-        `mcp_server_ids: not MCP servers of this organization: ${listed.map((id) => JSON.stringify(id)).join(', ')}`,
-      );
-    }
-  };
-
-  const find = async (organizationId: string, id: string) => {
-    const agent = isUuid(id) ? await opts.agents.get(organizationId, id) : undefined;
-    if (!agent) throw new ApiError('agent_not_found', 'no agent of this organization has this id');
-    return agent;
-  };
-
-  const mayModify = (res: Response, agent: Agent) => {
-    const principal = principalOf(res);
-    if (agent.createdBy !== principal.userId && !isPlatformAdmin(principal)) {
-      throw new ApiError(
-        'agent_modification_denied',
-        'only the agent’s creator or a platform admin may change or delete it',
-      );
-    }
-  };
+  const viewer = (res: Response, organizationId: string) =>
+    agents.viewer(principalOf(res), organizationId);
 
   const tags = ['agents'];
-  const notFound = ['agent_not_found'] as const;
+  const notFound = ['agent_not_found', 'identity_provider_unavailable'] as const;
 
   operation(
     router,
@@ -134,28 +108,27 @@ export function agentsRouter(opts: AgentsRouterOptions): Router {
       method: 'post',
       path: '/',
       operationId: 'createAgent',
-      summary: 'Create an agent',
+      summary: 'Create an agent (its creator is its owner)',
       tags,
       organization: true,
       body: CreateAgentBody,
       responses: { 201: { description: 'The agent.', schema: AgentRecordSchema } },
-      errors: ['organization_not_provisioned', 'agent_mcp_server_not_in_organization'],
+      errors: [
+        'organization_not_provisioned',
+        'agent_mcp_server_not_in_organization',
+        'identity_provider_unavailable',
+      ],
     },
     async (_req, res, { body, organizationId }) => {
-      const principal = principalOf(res);
-      // The sweep deletes agents of organizations no live tenant records (McpServerCleanup).
-      if (!opts.provisioned(organizationId)) throw notProvisioned(organizationId);
-      const ids = body.mcp_server_ids ?? [];
-      await checkServers(organizationId, ids);
-      const agent = await opts.agents.create(organizationId, principal.userId, {
+      const created = await agents.create(await viewer(res, organizationId), {
         name: body.name,
         description: body.description ?? null,
         instructions: body.instructions ?? null,
         model: body.model ?? null,
-        mcpServerIds: ids,
+        mcpServerIds: body.mcp_server_ids ?? [],
         documentIds: (body.document_ids ?? []).map((d) => d.toLowerCase()),
       });
-      res.status(201).json(agentRecord(agent));
+      res.status(201).json(agentRecord(created));
     },
   );
 
@@ -165,14 +138,17 @@ export function agentsRouter(opts: AgentsRouterOptions): Router {
       method: 'get',
       path: '/',
       operationId: 'listAgents',
-      summary: 'The agents of the caller’s organization',
+      summary: 'The agents of the caller’s organization that the caller may see',
+      description:
+        'Their own, those shared with them or a group of theirs, or every agent of the organization for an organization admin.',
       tags,
       organization: true,
       responses: { 200: { description: 'The agents.', schema: AgentListSchema } },
+      errors: ['identity_provider_unavailable'],
     },
     async (_req, res, { organizationId }) => {
-      const agents = (await opts.agents.list(organizationId)).map(agentRecord);
-      res.json({ agents, count: agents.length });
+      const seen = (await agents.list(await viewer(res, organizationId))).map(agentRecord);
+      res.json({ agents: seen, count: seen.length });
     },
   );
 
@@ -182,14 +158,15 @@ export function agentsRouter(opts: AgentsRouterOptions): Router {
       method: 'get',
       path: '/:config_id',
       operationId: 'getAgent',
-      summary: 'One agent',
+      summary: 'One agent the caller may see',
       tags,
       organization: true,
       responses: { 200: { description: 'The agent.', schema: AgentRecordSchema } },
       errors: notFound,
     },
     async (req, res, { organizationId }) => {
-      res.json(agentRecord(await find(organizationId, req.params.config_id ?? '')));
+      const seen = await agents.get(await viewer(res, organizationId), req.params.config_id ?? '');
+      res.json(agentRecord(seen));
     },
   );
 
@@ -199,7 +176,7 @@ export function agentsRouter(opts: AgentsRouterOptions): Router {
       method: 'put',
       path: '/:config_id',
       operationId: 'updateAgent',
-      summary: 'Change an agent (its creator or a platform admin)',
+      summary: 'Change an agent (editor or owner)',
       tags,
       organization: true,
       body: UpdateAgentBody,
@@ -207,22 +184,21 @@ export function agentsRouter(opts: AgentsRouterOptions): Router {
       errors: [...notFound, 'agent_modification_denied', 'agent_mcp_server_not_in_organization'],
     },
     async (req, res, { body, organizationId }) => {
-      const agent = await find(organizationId, req.params.config_id ?? '');
-      mayModify(res, agent);
       const ids = body.mcp_server_ids ?? undefined;
-      if (ids) await checkServers(organizationId, ids);
-      const updated = await opts.agents.update(organizationId, agent.id, {
-        ...(body.name !== undefined ? { name: body.name } : {}),
-        ...(body.description !== undefined ? { description: body.description } : {}),
-        ...(body.instructions !== undefined ? { instructions: body.instructions } : {}),
-        ...(body.model !== undefined ? { model: body.model } : {}),
-        ...(ids !== undefined ? { mcpServerIds: ids } : {}),
-        ...(body.document_ids != null
-          ? { documentIds: body.document_ids.map((d) => d.toLowerCase()) }
-          : {}),
-      });
-      if (!updated)
-        throw new ApiError('agent_not_found', 'no agent of this organization has this id');
+      const updated = await agents.update(
+        await viewer(res, organizationId),
+        req.params.config_id ?? '',
+        {
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.description !== undefined ? { description: body.description } : {}),
+          ...(body.instructions !== undefined ? { instructions: body.instructions } : {}),
+          ...(body.model !== undefined ? { model: body.model } : {}),
+          ...(ids !== undefined ? { mcpServerIds: ids } : {}),
+          ...(body.document_ids != null
+            ? { documentIds: body.document_ids.map((d) => d.toLowerCase()) }
+            : {}),
+        },
+      );
       res.json(agentRecord(updated));
     },
   );
@@ -233,19 +209,33 @@ export function agentsRouter(opts: AgentsRouterOptions): Router {
       method: 'delete',
       path: '/:config_id',
       operationId: 'deleteAgent',
-      summary: 'Delete an agent (its creator or a platform admin)',
+      summary: 'Delete an agent and its shares (owner)',
       tags,
       organization: true,
       responses: { 204: { description: 'Deleted.' } },
       errors: [...notFound, 'agent_modification_denied'],
     },
     async (req, res, { organizationId }) => {
-      const agent = await find(organizationId, req.params.config_id ?? '');
-      mayModify(res, agent);
-      await opts.agents.remove(organizationId, agent.id);
+      await agents.delete(await viewer(res, organizationId), req.params.config_id ?? '');
       res.status(204).end();
     },
   );
+
+  // The share panel (spec: only the GPT owner or an organization admin opens it).
+  shareRoutes(router, {
+    panel: {
+      caller: (principal, organizationId) => agents.viewer(principal, organizationId),
+      list: (viewer, id) => agents.shares(viewer, id),
+      share: (viewer, id, input) => agents.share(viewer, id, input),
+      unshare: (viewer, id, type, target) => agents.unshare(viewer, id, type, target),
+    },
+    noun: 'agent',
+    Noun: 'Agent',
+    param: 'config_id',
+    tags,
+    owners: 'its owners or an organization admin',
+    errors: [...notFound, 'agent_share_panel_denied'],
+  });
 
   return router;
 }

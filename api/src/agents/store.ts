@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { notLive, type LiveScope } from '@aiplane/lib/store';
+import { AGENT_SHARES, type Caller, ownGrantSql } from '../sharing/roles.js';
 
 export interface Agent {
   id: string;
@@ -30,6 +31,20 @@ interface Row {
   updated_at: Date;
 }
 
+/**
+ * Who looks at agents: a caller with their groups, and whether they administer the
+ * organization (an organization admin sees every agent of it, as an owner).
+ */
+export interface AgentViewer extends Caller {
+  admin: boolean;
+}
+
+/** An agent the viewer may see, with their role on it as a rank (1 viewer … 3 owner). */
+export interface SeenAgent {
+  agent: Agent;
+  rank: number;
+}
+
 export type AgentFields = Pick<Agent, 'name' | 'description' | 'instructions' | 'model'> & {
   mcpServerIds: string[];
   documentIds?: string[];
@@ -47,6 +62,13 @@ const toAgent = (r: Row): Agent => ({
   documentIds: r.document_ids,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+});
+
+type RankedRow = Row & { rank: number };
+
+const toSeen = (r: RankedRow): SeenAgent => ({
+  agent: toAgent(r),
+  rank: Number(r.rank),
 });
 
 const toRow = (f: Partial<AgentFields>): Record<string, unknown> => ({
@@ -69,16 +91,34 @@ export class AgentStore {
     return toAgent(row as Row);
   }
 
-  async list(organizationId: string): Promise<Agent[]> {
-    const rows = await this.db<Row>('agents')
-      .where({ organization_id: organizationId })
-      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
-    return rows.map(toAgent);
+  /** The agents of the organization the viewer may see, newest first (docs/adr/0035). */
+  async visible(viewer: AgentViewer): Promise<SeenAgent[]> {
+    const rows = await this.seen(viewer).orderBy([
+      { column: 'a.created_at', order: 'desc' },
+      { column: 'a.id' },
+    ]);
+    return rows.map(toSeen);
   }
 
-  async get(organizationId: string, id: string): Promise<Agent | undefined> {
-    const row = await this.db<Row>('agents').where({ organization_id: organizationId, id }).first();
-    return row ? toAgent(row) : undefined;
+  /** One agent of the organization, when the viewer may see it. */
+  async visibleOne(viewer: AgentViewer, id: string): Promise<SeenAgent | undefined> {
+    const row = await this.seen(viewer).where('a.id', id).first();
+    return row ? toSeen(row) : undefined;
+  }
+
+  /**
+   * `agents a` of the viewer's organization with their `rank`, in SQL: the creator is owner,
+   * a share reaching the viewer or one of their groups gives its role, an organization admin
+   * is owner of all; the rest (rank 0) is left out.
+   */
+  private seen(viewer: AgentViewer): Knex.QueryBuilder<Row, RankedRow[]> {
+    const rank = viewer.admin
+      ? this.db.raw('3')
+      : ownGrantSql(this.db, AGENT_SHARES, 'a', 'created_by', viewer);
+    const q = this.db<Row>('agents as a')
+      .where('a.organization_id', viewer.organizationId)
+      .select<RankedRow[]>(this.db.raw('a.*, ? as rank', [rank]));
+    return viewer.admin ? q : q.where(this.db.raw('? > 0', [rank]));
   }
 
   /** Applies the given fields; undefined when the agent is gone. */

@@ -108,7 +108,7 @@ export function anthropicRouter(opts: {
     },
     async (req, res, { organizationId }) => {
       const body = parseCountTokens(req.body);
-      res.json({ input_tokens: await m.countTokens(organizationId, body) });
+      res.json({ input_tokens: await m.countTokens(organizationId, principalOf(res), body) });
     },
   );
 
@@ -124,7 +124,7 @@ export function anthropicRouter(opts: {
       responses: { 200: { description: 'One page.', schema: AnthropicModelList } },
     },
     async (_req, res, { organizationId, query }) => {
-      const all = await m.models(organizationId);
+      const all = await m.models(organizationId, principalOf(res));
       res.json(page(all, query));
     },
   );
@@ -142,7 +142,7 @@ export function anthropicRouter(opts: {
       responses: { 200: { description: 'The model.', schema: AnthropicModelInfo } },
     },
     async (req, res, { organizationId }) => {
-      res.json(await m.model(organizationId, req.params.model_id ?? ''));
+      res.json(await m.model(organizationId, principalOf(res), req.params.model_id ?? ''));
     },
   );
 

@@ -94,3 +94,24 @@ describe('callBackend: retries before the first byte', function () {
     assert.equal(retryAfterMs(null), undefined);
   });
 });
+
+describe('callBackend: an unreachable backend', function () {
+  it('says why by the error’s code, never the address dialed; an address rule’s refusal says its rule', async function () {
+    const refused = () =>
+      Promise.reject(
+        Object.assign(new Error('connect ECONNREFUSED 10.96.4.2:8000'), { code: 'ECONNREFUSED' }),
+      );
+    await assert.rejects(call(refused, []), (e: unknown) => {
+      assert.ok(e instanceof BackendFailure);
+      assert.equal(e.message, 'backend unreachable: ECONNREFUSED');
+      return true;
+    });
+    const ruled = () =>
+      Promise.reject(
+        Object.assign(new Error('models.example.com resolves to a private address'), {
+          name: 'DialRefusedError',
+        }),
+      );
+    await assert.rejects(call(ruled, []), /backend unreachable: models\.example\.com resolves/);
+  });
+});

@@ -72,7 +72,7 @@ export async function callBackend(opts: BackendCallOptions): Promise<LeanRespons
     } catch (err) {
       if (opts.signal.aborted) throw aborted(opts.signal);
       res = undefined;
-      reason = `backend unreachable: ${(err as Error).message}`;
+      reason = `backend unreachable: ${unreachableReason(err)}`;
       if (attempt >= MAX_RETRIES) throw new BackendFailure(undefined, reason);
       const delay = backoff(opts.retryBaseMs, attempt);
       opts.onRetry?.(attempt + 1, reason, delay);
@@ -169,4 +169,20 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
     };
     signal.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/**
+ * Why a backend could not be reached, in words a tenant may read: the address rule that
+ * refused it (its message names the host and the rule, never addresses), or the network
+ * error's code. Node's own messages carry the address dialed (`connect ECONNREFUSED
+ * 10.96.4.2:8000`), which is the cluster's, not the caller's, to know.
+ */
+function unreachableReason(err: unknown): string {
+  const e = err as { name?: string; code?: unknown; message?: string; cause?: unknown };
+  if (e?.name === 'DialRefusedError') return e.message ?? 'refused by the address rules';
+  const cause = e?.cause as { name?: string; code?: unknown; message?: string } | undefined;
+  if (cause?.name === 'DialRefusedError') return cause.message ?? 'refused by the address rules';
+  const code =
+    typeof e?.code === 'string' ? e.code : typeof cause?.code === 'string' ? cause.code : undefined;
+  return code ?? 'the connection failed';
 }

@@ -3,7 +3,6 @@ import { createParser } from 'eventsource-parser';
 import type { Logger } from '@aiplane/lib';
 import type { Principal } from '@aiplane/lib/auth';
 import type { LeanResponse, PinnedFetch } from '@aiplane/lib/mcp';
-import { isUuid } from '@aiplane/lib/service';
 import type { Agent } from '../agents/store.js';
 import type { AnthropicModelInfo, MessagesRequest } from './anthropic-schema.js';
 import { vendorErrorOf, VendorError } from './anthropic-errors.js';
@@ -39,9 +38,10 @@ export const AGENT_PREFIX = 'anthropic-agent-';
 
 export interface MessagesOptions {
   catalogue: ModelCatalogue;
+  /** The agents a caller may use: their own, shared with them, all for an organization admin. */
   agents: {
-    get(org: string, id: string): Promise<Agent | undefined>;
-    list(org: string): Promise<Agent[]>;
+    usable(organizationId: string, principal: Principal, id: string): Promise<Agent | undefined>;
+    usableList(organizationId: string, principal: Principal): Promise<Agent[]>;
   };
   /** Dials public addresses only (the SSRF rules at dial time). */
   remoteFetch: Pick<PinnedFetch, 'request'>;
@@ -114,14 +114,14 @@ export class Messages {
   constructor(private readonly opts: MessagesOptions) {}
 
   /**
-   * What `model` names for the organization: `anthropic-agent-<uuid>` (an agent of the
-   * organization; any other is 404, never 403), `anthropic-model-<name>` or a bare name
-   * (an active chat model of the organization, else the platform-wide one).
+   * What `model` names for the caller in the organization: `anthropic-agent-<uuid>` (an agent
+   * they may use; any other is 404, never 403, docs/adr/0035), `anthropic-model-<name>` or a
+   * bare name (an active chat model of the organization, else the platform-wide one).
    */
-  async resolve(organizationId: string, model: string): Promise<Target> {
+  async resolve(organizationId: string, principal: Principal, model: string): Promise<Target> {
     if (model.startsWith(AGENT_PREFIX)) {
       const id = model.slice(AGENT_PREFIX.length);
-      const agent = isUuid(id) ? await this.opts.agents.get(organizationId, id) : undefined;
+      const agent = await this.opts.agents.usable(organizationId, principal, id);
       if (!agent) throw new VendorError('not_found_error', `model: ${model} was not found`);
       if (!agent.model) {
         throw new VendorError('invalid_request_error', `model: the agent ${id} has no model`);
@@ -142,7 +142,7 @@ export class Messages {
   }
 
   /** The caller's active chat models, then the agents they may use, in the vendor's shape. */
-  async models(organizationId: string): Promise<AnthropicModelInfo[]> {
+  async models(organizationId: string, principal: Principal): Promise<AnthropicModelInfo[]> {
     const chat = await this.opts.catalogue.chatModels(organizationId);
     const usable = new Set(chat.map((m) => m.name));
     const models = chat.map((m) => ({
@@ -151,7 +151,7 @@ export class Messages {
       display_name: m.name,
       created_at: m.createdAt.toISOString(),
     }));
-    const agents = (await this.opts.agents.list(organizationId))
+    const agents = (await this.opts.agents.usableList(organizationId, principal))
       // An agent is listed when a message to it could be answered: its model is in use.
       .filter((a) => a.model !== null && usable.has(a.model))
       .map((a) => ({
@@ -164,8 +164,12 @@ export class Messages {
   }
 
   /** One entry of {@link models} by id (a bare name or either prefix); 404 when not usable. */
-  async model(organizationId: string, id: string): Promise<AnthropicModelInfo> {
-    const target = await this.resolve(organizationId, id);
+  async model(
+    organizationId: string,
+    principal: Principal,
+    id: string,
+  ): Promise<AnthropicModelInfo> {
+    const target = await this.resolve(organizationId, principal, id);
     if (target.agent) {
       return {
         type: 'model',
@@ -188,9 +192,10 @@ export class Messages {
    */
   async countTokens(
     organizationId: string,
+    principal: Principal,
     req: Parameters<typeof estimateInputTokens>[0] & { model: string },
   ): Promise<number> {
-    const target = await this.resolve(organizationId, req.model);
+    const target = await this.resolve(organizationId, principal, req.model);
     const instructions = target.agent?.instructions ?? '';
     const file = target.backend.tokenizer;
     const count = file === null ? undefined : await this.opts.tokenizers.counter(file);
@@ -211,10 +216,10 @@ export class Messages {
     req: MessagesRequest,
     res: ExpressResponse,
     caller: CallerCredential,
-    principal?: Principal,
+    principal: Principal,
   ): Promise<void> {
     const started = performance.now();
-    const target = await this.resolve(organizationId, req.model);
+    const target = await this.resolve(organizationId, principal, req.model);
     const { backend } = target;
     const labels = { model: backend.name, organization: organizationId };
     const stream = req.stream === true;
@@ -272,11 +277,11 @@ export class Messages {
     organizationId: string,
     agent: Agent | undefined,
     req: MessagesRequest,
-    principal: Principal | undefined,
+    principal: Principal,
   ): Promise<string> {
     const instructions = agent?.instructions ?? '';
     const query = lastUserText(req);
-    if (!agent || agent.documentIds.length === 0 || !principal || !this.opts.retrieval || !query) {
+    if (!agent || agent.documentIds.length === 0 || !this.opts.retrieval || !query) {
       return instructions;
     }
     const passages = await this.opts.retrieval.passages(
@@ -574,12 +579,14 @@ export class Messages {
       batch = [];
     };
     const pieces = upstream.body[Symbol.asyncIterator]();
+    let drained = false;
     try {
       const decoder = new TextDecoder();
       for (let r = await pieces.next(); !r.done; r = await pieces.next()) {
         parser.feed(decoder.decode(r.value, { stream: true }));
         flush();
         if (done) {
+          drained = true;
           drain(pieces);
           break;
         }
@@ -587,6 +594,9 @@ export class Messages {
     } catch (e) {
       flush();
       return done ? undefined : (e as Error).message;
+    } finally {
+      // Left early (a chunk that could not be translated): the stream is closed, never kept.
+      if (!drained) void pieces.return?.().catch(() => undefined);
     }
     return undefined;
   }

@@ -98,7 +98,12 @@ export function modelCatalogueRouter(opts: { catalogue: ModelCatalogue }): Route
       summary: 'Change a model of the catalogue (fields sent are changed)',
       body: ModelUpdate,
       responses: one,
-      errors: ['model_not_found', 'model_backend_address_invalid', 'model_catalogue_admin_only'],
+      errors: [
+        'model_not_found',
+        'model_backend_address_invalid',
+        'model_catalogue_admin_only',
+        'reindex_running',
+      ],
     },
     async (req, res, { body, organizationId }) => {
       res.json(await c.update(editor(res, organizationId), req.params.id ?? '', body));

@@ -147,6 +147,16 @@ export interface ModelCatalogueOptions {
   now?: () => number;
   /** TEST ONLY: backends on loopback pass the address rules (AIPLANE_MODELS_ALLOW_LOOPBACK_BACKENDS). */
   allowLoopback: boolean;
+  /**
+   * An embedding entry is to name another model at its backend (its vectors change): `check`
+   * runs before the change is written and may refuse it, `changed` after (the knowledge
+   * domain's reindex, docs/adr/0034).
+   */
+  embeddingChange?: (entry: {
+    name: string;
+    organizationId: string | null;
+    backendModel: string;
+  }) => Promise<{ check(): Promise<void>; changed(): Promise<void> }>;
 }
 
 const aad = (id: string) => `model-catalogue:${id}`;
@@ -255,9 +265,23 @@ export class ModelCatalogue {
               body.api_key === null ? null : sealSecret(this.opts.keyring, body.api_key, aad(id)),
           }),
     };
+    const backendModel =
+      body.backend_model === undefined ? current.backend_model : body.backend_model;
+    const reindex =
+      current.mode === 'embedding' &&
+      (body.mode ?? current.mode) === 'embedding' &&
+      (backendModel ?? current.name) !== (current.backend_model ?? current.name)
+        ? await this.opts.embeddingChange?.({
+            name: current.name,
+            organizationId: current.organization_id,
+            backendModel: backendModel ?? current.name,
+          })
+        : undefined;
+    await reindex?.check();
     const row = await this.opts.store.update(id, change);
     this.resolved.clear();
     if (!row) throw notFound();
+    await reindex?.changed();
     return modelRecord(row);
   }
 

@@ -1,15 +1,16 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { ApiError, type FieldError, ValidationFailed } from '@aiplane/lib/errors';
 import { validator } from '@aiplane/lib/service';
-import type {
-  ChunkHit,
-  CollectionGeneration,
-  CollectionsStore,
-  MetadataFilter,
-  ReadableFiles,
+import {
+  type ChunkHit,
+  type CollectionGeneration,
+  type CollectionsStore,
+  isDroppedTable,
+  type MetadataFilter,
+  type ReadableFiles,
 } from './collections-store.js';
 import type { Reranker } from './reranker.js';
-import type { Caller } from './sharing-store.js';
+import type { Caller } from '../sharing/roles.js';
 
 const FilterSchema = Type.Object(
   {
@@ -156,28 +157,37 @@ export class CollectionSearch {
           void q.whereIn('f.id', [...onlyFiles]);
         }
       : readableByCaller;
-    const generation = await this.opts.store.active(organizationId, name);
-    if (!generation) {
-      throw new ApiError(
-        'collection_not_found',
-        `the organization has no collection named ${name.slice(0, 100)}`,
-      );
-    }
     const settings = await this.opts.settings(organizationId);
-    const embedder = await this.opts.embedderFor(generation);
-    const [vector] = await embedder.embed([request.query]);
-    if (!vector) throw new Error('the embedding model answered no vector for the query');
     const keep = settings.rerank?.topN ?? settings.retrievalK;
     const wanted = settings.rerank
       ? Math.min(MAX_CANDIDATES, Math.max(keep, settings.retrievalK) * RERANK_CANDIDATES_PER_RESULT)
       : settings.retrievalK;
-    let hits: ChunkHit[] = await this.opts.store.search(
-      generation,
-      vector,
-      request.filters,
-      readable,
-      wanted,
-    );
+    const nearest = async (): Promise<{ generation: CollectionGeneration; hits: ChunkHit[] }> => {
+      const generation = await this.opts.store.active(organizationId, name);
+      if (!generation) {
+        throw new ApiError(
+          'collection_not_found',
+          `the organization has no collection named ${name.slice(0, 100)}`,
+        );
+      }
+      const embedder = await this.opts.embedderFor(generation);
+      const [vector] = await embedder.embed([request.query]);
+      if (!vector) throw new Error('the embedding model answered no vector for the query');
+      const found = await this.opts.store.search(
+        generation,
+        vector,
+        request.filters,
+        readable,
+        wanted,
+      );
+      return { generation, hits: found };
+    };
+    // A reindex switched and dropped the generation just read (ADR 0034): the new one answers.
+    const { generation, hits: found } = await nearest().catch((err: unknown) => {
+      if (isDroppedTable(err)) return nearest();
+      throw err;
+    });
+    let hits = found;
     if (settings.rerank && hits.length > 0) {
       const ranked = await settings.rerank.reranker.rerank({
         query: request.query,

@@ -6,6 +6,8 @@ export interface CollectionGeneration {
   organizationId: string;
   name: string;
   embeddingModel: string;
+  /** The model's name at its catalogue backend; null for the local model (ADR 0034). */
+  backendModel: string | null;
   dimensions: number;
   state: 'building' | 'active' | 'retired';
   /** `knowledge_chunks_<id without dashes>`: generated, never from input. */
@@ -19,6 +21,7 @@ interface Row {
   organization_id: string;
   name: string;
   embedding_model: string;
+  backend_model: string | null;
   dimensions: number;
   state: CollectionGeneration['state'];
   chunk_table: string;
@@ -31,6 +34,7 @@ const toGeneration = (r: Row): CollectionGeneration => ({
   organizationId: r.organization_id,
   name: r.name,
   embeddingModel: r.embedding_model,
+  backendModel: r.backend_model,
   dimensions: r.dimensions,
   state: r.state,
   chunkTable: r.chunk_table,
@@ -72,6 +76,14 @@ export function vectorLiteral(v: ArrayLike<number>): string {
   return `[${Array.from(v, (x) => (Number.isFinite(x) ? x : 0)).join(',')}]`;
 }
 
+/** The largest vector an HNSW index takes (pgvector's `vector` type). */
+export const MAX_DIMENSIONS = 2000;
+
+/** PostgreSQL's undefined_table: a generation's chunk table was dropped meanwhile. */
+export function isDroppedTable(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === '42P01';
+}
+
 /** Table names are made here from a generation's UUID, never from input. */
 function chunkTableOf(id: string): string {
   if (!/^[0-9a-f-]{36}$/.test(id)) throw new Error(`not a generation id: ${id}`);
@@ -90,22 +102,37 @@ export class CollectionsStore {
     private readonly filesTable: string,
   ) {}
 
-  async active(organizationId: string, name: string): Promise<CollectionGeneration | undefined> {
-    const row = await this.db<Row>('knowledge_collections')
-      .where({ organization_id: organizationId, name, state: 'active' })
+  async active(
+    organizationId: string,
+    name: string,
+    trx: Knex = this.db,
+  ): Promise<CollectionGeneration | undefined> {
+    return this.inState(organizationId, name, 'active', trx);
+  }
+
+  async building(
+    organizationId: string,
+    name: string,
+    trx: Knex = this.db,
+  ): Promise<CollectionGeneration | undefined> {
+    return this.inState(organizationId, name, 'building', trx);
+  }
+
+  /** The generation of the collection in `state` (at most one is active, one building). */
+  private async inState(
+    organizationId: string,
+    name: string,
+    state: 'active' | 'building',
+    trx: Knex,
+  ): Promise<CollectionGeneration | undefined> {
+    const row = await trx<Row>('knowledge_collections')
+      .where({ organization_id: organizationId, name, state })
       .first();
     return row ? toGeneration(row) : undefined;
   }
 
-  async building(organizationId: string, name: string): Promise<CollectionGeneration | undefined> {
-    const row = await this.db<Row>('knowledge_collections')
-      .where({ organization_id: organizationId, name, state: 'building' })
-      .first();
-    return row ? toGeneration(row) : undefined;
-  }
-
-  async get(id: string): Promise<CollectionGeneration | undefined> {
-    const row = await this.db<Row>('knowledge_collections').where({ id }).first();
+  async get(id: string, trx: Knex = this.db): Promise<CollectionGeneration | undefined> {
+    const row = await trx<Row>('knowledge_collections').where({ id }).first();
     return row ? toGeneration(row) : undefined;
   }
 
@@ -120,11 +147,17 @@ export class CollectionsStore {
     embeddingModel: string,
     dimensions: number,
     state: 'building' | 'active',
+    opts: {
+      /** The model's name at its catalogue backend (null or omitted: the local model). */
+      backendModel?: string | null;
+      /** Inside this transaction (a savepoint of it). */
+      trx?: Knex;
+    } = {},
   ): Promise<CollectionGeneration> {
-    if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 2000) {
+    if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_DIMENSIONS) {
       throw new Error(`embedding dimensions out of range for an HNSW index: ${dimensions}`);
     }
-    return this.db.transaction(async (trx) => {
+    return (opts.trx ?? this.db).transaction(async (trx) => {
       const [{ id } = { id: '' }] = await trx
         .raw<{ rows: { id: string }[] }>('select gen_random_uuid() as id')
         .then((r) => r.rows);
@@ -135,6 +168,7 @@ export class CollectionsStore {
           organization_id: organizationId,
           name,
           embedding_model: embeddingModel,
+          backend_model: opts.backendModel ?? null,
           dimensions,
           state,
           chunk_table: table,
@@ -169,8 +203,11 @@ export class CollectionsStore {
    * Makes `target` the active generation of its collection and retires the one before, in one
    * transaction: a search sees the old one or the new one, never neither.
    */
-  async activate(target: CollectionGeneration): Promise<CollectionGeneration | undefined> {
-    return this.db.transaction(async (trx) => {
+  async activate(
+    target: CollectionGeneration,
+    within: Knex = this.db,
+  ): Promise<CollectionGeneration | undefined> {
+    return within.transaction(async (trx) => {
       const [old] = await trx<Row>('knowledge_collections')
         .where({ organization_id: target.organizationId, name: target.name, state: 'active' })
         .update({ state: 'retired' })
@@ -183,9 +220,9 @@ export class CollectionsStore {
     });
   }
 
-  /** Drops a generation that is not active, and its chunks. */
-  async drop(generation: CollectionGeneration): Promise<void> {
-    await this.db.transaction(async (trx) => {
+  /** Drops a generation that is not active, and its chunks (inside `within` when given). */
+  async drop(generation: CollectionGeneration, within: Knex = this.db): Promise<void> {
+    await within.transaction(async (trx) => {
       const n = await trx('knowledge_collections')
         .where({ id: generation.id })
         .whereNot({ state: 'active' })
@@ -194,26 +231,44 @@ export class CollectionsStore {
     });
   }
 
-  /** Replaces a file's chunks in a generation (a file processed again keeps no stale ones). */
+  /** The generations of retired collections (their tables are dropped after a switch). */
+  async retired(): Promise<CollectionGeneration[]> {
+    return (await this.db<Row>('knowledge_collections').where({ state: 'retired' })).map(
+      toGeneration,
+    );
+  }
+
+  /**
+   * Replaces a file's chunks in a generation (a file processed again keeps no stale ones). Two
+   * writers of one file's chunks (its processing and a reindex) take turns; a generation
+   * dropped meanwhile (a cancelled reindex's target, a retired one) receives nothing.
+   */
   async putChunks(
     generation: CollectionGeneration,
     fileId: string,
     chunks: NewChunk[],
   ): Promise<void> {
-    await this.db.transaction(async (trx) => {
-      await trx(generation.chunkTable).where({ file_id: fileId }).delete();
-      for (let i = 0; i < chunks.length; i += 200) {
-        await trx(generation.chunkTable).insert(
-          chunks.slice(i, i + 200).map((c) => ({
-            file_id: fileId,
-            ordinal: c.ordinal,
-            text: c.text,
-            metadata: JSON.stringify(c.metadata),
-            embedding: vectorLiteral(c.embedding),
-          })),
-        );
-      }
-    });
+    await this.db
+      .transaction(async (trx) => {
+        await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [
+          `${generation.chunkTable}:${fileId}`,
+        ]);
+        await trx(generation.chunkTable).where({ file_id: fileId }).delete();
+        for (let i = 0; i < chunks.length; i += 200) {
+          await trx(generation.chunkTable).insert(
+            chunks.slice(i, i + 200).map((c) => ({
+              file_id: fileId,
+              ordinal: c.ordinal,
+              text: c.text,
+              metadata: JSON.stringify(c.metadata),
+              embedding: vectorLiteral(c.embedding),
+            })),
+          );
+        }
+      })
+      .catch((err: unknown) => {
+        if (!isDroppedTable(err)) throw err;
+      });
   }
 
   async deleteChunks(generation: CollectionGeneration, fileId: string): Promise<void> {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -57,5 +57,31 @@ describe('the directory blob store', function () {
   it('opens only keys it could have made', async function () {
     const store = new DirectoryBlobStore(dir);
     await assert.rejects(store.open('../../etc/passwd'), /not a blob key/);
+  });
+
+  it('lists the keys of blobs written before a time, and removes staged bytes left older than it', async function () {
+    const store = new DirectoryBlobStore(dir);
+    const commit = async (text: string) =>
+      (await store.stage(Readable.from([Buffer.from(text)]), 100)).commit();
+    const old = await commit('old');
+    const fresh = await commit('fresh');
+    const past = new Date(Date.now() - 3_600_000);
+    await utimes(join(dir, 'blobs', old.slice(0, 2), old), past, past);
+    await writeFile(join(dir, 'blobs', old.slice(0, 2), 'not-a-key'), 'x'); // never listed
+    await store.stage(Readable.from([Buffer.from('never committed')]), 100);
+    const staleFile = (await filesUnder(dir)).find((f) => f.startsWith('tmp/'))!;
+    await utimes(join(dir, staleFile), past, past);
+    const recent = await store.stage(Readable.from([Buffer.from('uploading')]), 100);
+    const cut = new Date(Date.now() - 60_000);
+    const keys: string[] = [];
+    for await (const k of store.keysWrittenBefore(cut)) keys.push(k);
+    assert.deepEqual(keys, [old]);
+    assert.ok(!keys.includes(fresh));
+    assert.equal(await store.removeStaleStaged(cut), 1);
+    assert.equal((await filesUnder(dir)).filter((f) => f.startsWith('tmp/')).length, 1);
+    await recent.commit(); // the one in progress is untouched
+    const empty = new DirectoryBlobStore(join(dir, 'nothing-here'));
+    for await (const k of empty.keysWrittenBefore(new Date())) assert.fail(`listed ${k}`);
+    assert.equal(await empty.removeStaleStaged(new Date()), 0);
   });
 });

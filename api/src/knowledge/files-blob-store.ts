@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -35,6 +35,13 @@ export interface BlobStore {
   open(key: string): Promise<Readable | undefined>;
   /** Removes a blob; a missing one is no error. */
   remove(key: string): Promise<void>;
+  /**
+   * The keys of blobs written before `before`, for the sweep of blobs no file names (a crash
+   * between a row's delete and its blob's, or between a blob's commit and its row's insert).
+   */
+  keysWrittenBefore(before: Date): AsyncIterable<string>;
+  /** Removes staged bytes never committed (a crash mid-upload) older than `before`; how many. */
+  removeStaleStaged(before: Date): Promise<number>;
 }
 
 const KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -101,6 +108,10 @@ export class DirectoryBlobStore implements BlobStore {
       sha256: m.digest(),
       commit: async () => {
         await mkdir(join(this.dir, 'blobs', key.slice(0, 2)), { recursive: true });
+        // A blob's time is its commit's (rename keeps the staging's), which the sweep of
+        // blobs no file names counts its grace period from (docs/adr/0032).
+        const now = new Date();
+        await utimes(partial, now, now);
         await rename(partial, target);
         return key;
       },
@@ -117,6 +128,41 @@ export class DirectoryBlobStore implements BlobStore {
 
   async remove(key: string): Promise<void> {
     await rm(this.pathOf(key), { force: true });
+  }
+
+  async *keysWrittenBefore(before: Date): AsyncIterable<string> {
+    const root = join(this.dir, 'blobs');
+    for (const shard of await namesIn(root)) {
+      for (const key of await namesIn(join(root, shard))) {
+        if (!KEY.test(key) || key.slice(0, 2) !== shard) continue;
+        const s = await stat(join(root, shard, key)).catch(() => undefined);
+        if (s?.isFile() && s.mtime < before) yield key;
+      }
+    }
+  }
+
+  async removeStaleStaged(before: Date): Promise<number> {
+    const tmp = join(this.dir, 'tmp');
+    let removed = 0;
+    for (const name of await namesIn(tmp)) {
+      if (!name.endsWith('.partial')) continue;
+      const s = await stat(join(tmp, name)).catch(() => undefined);
+      if (s && s.mtime < before) {
+        await rm(join(tmp, name), { force: true });
+        removed++;
+      }
+    }
+    return removed;
+  }
+}
+
+/** A directory's entries; none when it does not exist (nothing was ever written). */
+async function namesIn(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).sort();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
   }
 }
 

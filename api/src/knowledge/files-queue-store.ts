@@ -20,6 +20,10 @@ export interface JobRow {
   created_at: Date;
   updated_at: Date;
   finished_at: Date | null;
+  /** The reindex the job is part of (its queue is the reindex's), else null. */
+  reindex_id: string | null;
+  /** What a done job did, when its handler said (a reindex's `completed` or `skipped`). */
+  outcome: string | null;
 }
 
 const TABLE = 'knowledge_jobs';
@@ -44,6 +48,29 @@ export class JobStore {
        on conflict (queue, node_id) where status in ('queued', 'running') do nothing`,
       [randomUUID(), job.queue, job.organizationId, job.nodeId, job.maxAttempts],
     );
+  }
+
+  /**
+   * Queues one job of a reindex per file of the organization that has none in it yet (a
+   * listing run again after a restart adds nothing twice); the number of its jobs then.
+   */
+  async enqueueReindex(
+    trx: Knex,
+    job: { queue: string; organizationId: string; reindexId: string; maxAttempts: number },
+  ): Promise<number> {
+    await trx.raw(
+      `insert into ${TABLE} (id, queue, organization_id, node_id, status, max_attempts, reindex_id)
+       select gen_random_uuid(), ?, n.organization_id, n.id, 'queued', ?, ?
+         from knowledge_nodes n
+        where n.organization_id = ? and n.kind = 'file'
+          and not exists (select 1 from ${TABLE} j where j.reindex_id = ? and j.node_id = n.id)
+       on conflict (queue, node_id) where status in ('queued', 'running') do nothing`,
+      [job.queue, job.maxAttempts, job.reindexId, job.organizationId, job.reindexId],
+    );
+    const [row] = await trx(TABLE)
+      .where({ reindex_id: job.reindexId })
+      .count<{ n: string }[]>({ n: '*' });
+    return Number(row?.n ?? 0);
   }
 
   /** Takes the next due job of the queue (or one whose lease expired) for `owner`. */
@@ -74,9 +101,9 @@ export class JobStore {
     return n > 0;
   }
 
-  /** The job succeeded. */
-  async finish(id: string, owner: string): Promise<boolean> {
-    return this.end(id, owner, 'done', null);
+  /** The job succeeded; `outcome` says how, when its handler told. */
+  async finish(id: string, owner: string, outcome: string | null = null): Promise<boolean> {
+    return this.end(id, owner, 'done', null, outcome);
   }
 
   /** The job will not run again; `error` says why. */
@@ -129,9 +156,11 @@ export class JobStore {
     owner: string,
     status: 'done' | 'failed',
     error: string | null,
+    outcome: string | null = null,
   ): Promise<boolean> {
     const n = await this.running(id, owner).update({
       status,
+      outcome,
       last_error: error,
       lease_owner: null,
       lease_expires_at: null,

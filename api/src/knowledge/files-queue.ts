@@ -30,10 +30,15 @@ export class PermanentJobFailure extends Error {}
 
 /** What a queue runs. */
 export interface JobHandler {
-  /** Does the job; throws to fail the attempt (retried unless {@link PermanentJobFailure}). */
-  run(job: JobRow, signal: AbortSignal): Promise<void>;
+  /**
+   * Does the job; throws to fail the attempt (retried unless {@link PermanentJobFailure}). What
+   * it answers is kept as the done job's outcome.
+   */
+  run(job: JobRow, signal: AbortSignal): Promise<string | void>;
   /** The job will not run again: its attempts are used up, or the failure was permanent. */
   failed(job: JobRow, reason: string): Promise<void>;
+  /** The job was recorded done (after {@link run} answered). */
+  done?(job: JobRow): Promise<void>;
 }
 
 /** The delay before attempt `attempts + 1`: base × 2^(attempts − 1), capped. */
@@ -105,10 +110,12 @@ export class JobQueue {
         return;
       }
       this.logger.info(log, 'jobs: started');
-      await this.handler.run(job, signal);
+      const outcome = await this.handler.run(job, signal);
       if (signal.aborted) return;
-      await this.store.finish(job.id, this.owner);
-      this.logger.info(log, 'jobs: done');
+      if (await this.store.finish(job.id, this.owner, outcome ?? null)) {
+        this.logger.info({ ...log, outcome }, 'jobs: done');
+        await this.handler.done?.(job);
+      }
     } catch (err) {
       if (signal.aborted) {
         // Stopping: stop() gives the job back. Lease lost: another replica has it.

@@ -9,7 +9,8 @@ import {
   type NodeRow,
   SCOPES,
 } from './files-store.js';
-import { ROLES, roleOfRank, type ShareRow, TARGET_TYPES } from './sharing-store.js';
+import { roleOfRank } from '../sharing/roles.js';
+import { RoleSchema } from '../sharing/share-schemas.js';
 
 const Uuid = Type.String({ format: 'uuid' });
 /** Where a write puts a node: a folder's id, or null for the caller's root (spec: Resources). */
@@ -24,7 +25,7 @@ export const FileNodeSchema = Type.Object(
     folder_id: Nullable(Uuid),
     owner_id: Type.String(),
     /** The caller's role on it: owner of it, or the best share on it or a folder above it. */
-    role: Type.Union(ROLES.map((r) => Type.Literal(r))),
+    role: RoleSchema,
     media_type: Nullable(Type.String()),
     size_bytes: Nullable(Type.Integer()),
     sha256: Nullable(Type.String()),
@@ -101,33 +102,6 @@ export const PickerQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const ShareBody = Type.Object(
-  {
-    target_type: Type.Union(TARGET_TYPES.map((t) => Type.Literal(t))),
-    /** A user's id, or an organization group's id, in the identity provider. */
-    target_id: Uuid,
-    role: Type.Union(ROLES.map((r) => Type.Literal(r))),
-  },
-  { additionalProperties: false, title: 'Share' },
-);
-export type ShareInput = Static<typeof ShareBody>;
-
-export const ShareSchema = Type.Object(
-  {
-    target_type: Type.Union(TARGET_TYPES.map((t) => Type.Literal(t))),
-    target_id: Type.String(),
-    role: Type.Union(ROLES.map((r) => Type.Literal(r))),
-    created_by: Type.String(),
-    created_at: Type.String({ format: 'date-time' }),
-    updated_at: Type.String({ format: 'date-time' }),
-  },
-  { title: 'ShareRecord' },
-);
-export const ShareListSchema = Type.Object(
-  { shares: Type.Array(ShareSchema), count: Type.Integer() },
-  { title: 'ShareList' },
-);
-
 export const DEFAULT_PAGE = 50;
 export const MAX_PAGE = 200;
 
@@ -147,17 +121,6 @@ export function nodeView(n: NodeRow, rank: number): FileNode {
     chunk_count: n.chunk_count,
     created_at: n.created_at.toISOString(),
     updated_at: n.updated_at.toISOString(),
-  };
-}
-
-export function shareView(s: ShareRow): Static<typeof ShareSchema> {
-  return {
-    target_type: s.target_type,
-    target_id: s.target_id,
-    role: s.role,
-    created_by: s.created_by,
-    created_at: s.created_at.toISOString(),
-    updated_at: s.updated_at.toISOString(),
   };
 }
 

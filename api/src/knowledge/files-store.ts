@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { type Caller, ownGrantSql, withReadable } from './sharing-store.js';
+import type { Caller } from '../sharing/roles.js';
+import { nodeGrantSql, withReadable } from './sharing-store.js';
 
 export const FILE_STATUSES = ['uploaded', 'processing', 'RAG Available', 'failed'] as const;
 export type FileStatus = (typeof FILE_STATUSES)[number];
@@ -99,7 +100,7 @@ export class FilesStore {
     const q = this.db('knowledge_nodes as n')
       .where({ 'n.parent_id': folderId, 'n.organization_id': caller.organizationId })
       .select(
-        this.db.raw('greatest(?::int, ?) as rank', [rank, ownGrantSql(this.db, 'n', caller)]),
+        this.db.raw('greatest(?::int, ?) as rank', [rank, nodeGrantSql(this.db, 'n', caller)]),
       );
     scoped(q, scope, caller);
     return paged(q, this.db, page);
@@ -154,10 +155,11 @@ export class FilesStore {
     id: string,
     status: 'processing' | 'RAG Available' | 'failed' | 'uploaded',
     fields: { status_reason?: string | null; chunk_count?: number | null } = {},
+    trx: Knex = this.db,
   ): Promise<boolean> {
-    const n = await this.db('knowledge_nodes')
+    const n = await trx('knowledge_nodes')
       .where({ id, kind: 'file' })
-      .update({ status, ...fields, updated_at: this.db.fn.now() });
+      .update({ status, ...fields, updated_at: trx.fn.now() });
     return n > 0;
   }
 }

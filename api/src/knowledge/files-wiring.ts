@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from '@aiplane/lib';
 import type { ApiConfig } from '../config.js';
 import { Files } from './files.js';
-import { DirectoryBlobStore } from './files-blob-store.js';
+import { type BlobStore, DirectoryBlobStore } from './files-blob-store.js';
 import { FileProcessing, PROCESSING_QUEUE } from './files-processing.js';
 import { type FileProcessor, PlainTextProcessor } from './files-processor.js';
 import { DEFAULT_QUEUE_SETTINGS, JobQueue, type QueueSettings } from './files-queue.js';
@@ -10,7 +10,10 @@ import { JobStore } from './files-queue-store.js';
 import type { FilesRouterOptions } from './files-routes.js';
 import { FilesStore } from './files-store.js';
 import { FoldersStore } from './folders-store.js';
-import { KeycloakSharingDirectory, type SharingDirectory } from './sharing-directory.js';
+import type { SharingDirectory } from '../sharing/directory.js';
+import { NODE_SHARES } from '../sharing/roles.js';
+import { ShareStore } from '../sharing/share-store.js';
+import { Shares } from '../sharing/shares.js';
 import { SharingStore } from './sharing-store.js';
 
 export interface KnowledgeFilesOptions {
@@ -18,43 +21,55 @@ export interface KnowledgeFilesOptions {
   processor?: FileProcessor;
   /** TESTS ONLY: the job queue's timings (lease, heartbeat, poll, backoff). */
   queue?: Partial<Omit<QueueSettings, 'concurrency'>>;
-  /** TESTS ONLY: another directory of groups and members than the identity provider. */
-  directory?: SharingDirectory;
 }
 
-/** Files and folders put together (docs/adr/0032): the routes' service and the job queue. */
+/**
+ * Files and folders put together (docs/adr/0032): the routes' service and the job queue.
+ * `directory` is the identity provider's groups and members, shared with agents' sharing.
+ */
 export function knowledgeFiles(
   config: ApiConfig,
   db: Knex,
   logger: Logger,
+  directory: SharingDirectory,
   opts: KnowledgeFilesOptions = {},
-): { router: FilesRouterOptions; queue: JobQueue } {
+): {
+  router: FilesRouterOptions;
+  queue: JobQueue;
+  /** What a reindex reads and queues with (docs/adr/0034). */
+  nodes: FilesStore;
+  jobs: JobStore;
+  blobs: BlobStore;
+  queueSettings: Omit<QueueSettings, 'concurrency'>;
+} {
   const blobs = new DirectoryBlobStore(config.files.dir);
   const nodes = new FilesStore(db);
   const jobs = new JobStore(db);
-  const idp = config.identityProvider;
-  const directory =
-    opts.directory ??
-    new KeycloakSharingDirectory(
-      { url: idp.url, realm: idp.realm, clientId: idp.clientId, clientSecret: idp.clientSecret },
-      idp.accessCacheSeconds * 1000,
-    );
+  const queueSettings = { ...DEFAULT_QUEUE_SETTINGS, ...opts.queue };
   const queue = new JobQueue(
     PROCESSING_QUEUE,
     jobs,
     new FileProcessing(nodes, blobs, opts.processor ?? new PlainTextProcessor()),
-    { ...DEFAULT_QUEUE_SETTINGS, ...opts.queue, concurrency: config.files.concurrency },
+    { ...queueSettings, concurrency: config.files.concurrency },
     logger,
   );
   const files = new Files({
     nodes,
     tree: new FoldersStore(db),
     sharing: new SharingStore(db),
+    shares: new Shares(new ShareStore(db, NODE_SHARES), directory),
     jobs,
     blobs,
     directory,
     attempts: config.files.attempts,
     queued: () => queue.kick(),
   });
-  return { router: { files, blobs, maxBytes: config.files.maxBytes }, queue };
+  return {
+    router: { files, blobs, maxBytes: config.files.maxBytes },
+    queue,
+    nodes,
+    jobs,
+    blobs,
+    queueSettings,
+  };
 }

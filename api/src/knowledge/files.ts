@@ -1,35 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Principal } from '@aiplane/lib/auth';
-import { ApiError, ValidationFailed } from '@aiplane/lib/errors';
+import { ApiError } from '@aiplane/lib/errors';
 import { isUuid } from '@aiplane/lib/service';
+import type { SharingDirectory } from '../sharing/directory.js';
+import { type Caller, ROLE_RANK, type Role, roleName } from '../sharing/roles.js';
+import type { ShareInput } from '../sharing/share-schemas.js';
+import type { Share } from '../sharing/share-store.js';
+import { callerIn, type Shares } from '../sharing/shares.js';
 import type { BlobStore } from './files-blob-store.js';
 import { PROCESSING_QUEUE } from './files-processing.js';
 import type { JobStore } from './files-queue-store.js';
-import {
-  checkName,
-  type FileList,
-  type FileNode,
-  listView,
-  nodeView,
-  type ShareInput,
-} from './files-schemas.js';
+import { checkName, type FileList, type FileNode, listView, nodeView } from './files-schemas.js';
 import type { FilesStore, NodeKind, NodeRow, Page, Scope } from './files-store.js';
 import type { UploadParts } from './files-upload.js';
 import type { FoldersStore } from './folders-store.js';
-import type { SharingDirectory } from './sharing-directory.js';
-import {
-  type Caller,
-  ROLE_RANK,
-  type Role,
-  type ShareRow,
-  type SharingStore,
-} from './sharing-store.js';
+import type { SharingStore } from './sharing-store.js';
 
 export interface FilesOptions {
   nodes: FilesStore;
   tree: FoldersStore;
   sharing: SharingStore;
+  /** The nodes' share panels (knowledge_shares). */
+  shares: Shares;
   jobs: JobStore;
   blobs: BlobStore;
   directory: SharingDirectory;
@@ -54,11 +47,7 @@ export class Files {
 
   /** The caller acting in an organization, with their groups there. */
   async caller(principal: Principal, organizationId: string): Promise<Caller> {
-    return {
-      organizationId,
-      userId: principal.userId,
-      groupIds: await this.o.directory.groupsOf(organizationId, principal.userId),
-    };
+    return callerIn(this.o.directory, principal, organizationId);
   }
 
   /** A node of `kind` the caller reads, with their role rank on it; else 404. */
@@ -234,38 +223,15 @@ export class Files {
   }
 
   /** The share panel: only a node's owners (its owner, or an Owner by share) see it. */
-  async shares(caller: Caller, kind: NodeKind, id: string): Promise<ShareRow[]> {
+  async shares(caller: Caller, kind: NodeKind, id: string): Promise<Share[]> {
     const { node } = await this.holding(caller, kind, id, 'owner', 'seeing the shares');
-    return this.o.sharing.list(node.id);
+    return this.o.shares.list(node.id);
   }
 
   /** Shares a node with a member or a group of the organization (or changes the role). */
-  async share(caller: Caller, kind: NodeKind, id: string, input: ShareInput): Promise<ShareRow> {
+  async share(caller: Caller, kind: NodeKind, id: string, input: ShareInput): Promise<Share> {
     const { node } = await this.holding(caller, kind, id, 'owner', 'sharing');
-    const targetId = input.target_id.toLowerCase();
-    const known =
-      input.target_type === 'user'
-        ? await this.o.directory.isMember(caller.organizationId, targetId)
-        : await this.o.directory.isGroup(caller.organizationId, targetId);
-    if (!known) {
-      throw new ValidationFailed([
-        {
-          field: 'target_id',
-          message:
-            input.target_type === 'user'
-              ? 'is not a member of the organization'
-              : 'is not a group of the organization',
-        },
-      ]);
-    }
-    return this.o.sharing.put({
-      node_id: node.id,
-      organization_id: caller.organizationId,
-      target_type: input.target_type,
-      target_id: targetId,
-      role: input.role,
-      created_by: caller.userId,
-    });
+    return this.o.shares.put(caller, node.id, input);
   }
 
   /** Removes a share; access through it ends with this answer. */
@@ -277,18 +243,6 @@ export class Files {
     targetId: string,
   ): Promise<void> {
     const { node } = await this.holding(caller, kind, id, 'owner', 'removing a share');
-    const removed =
-      (targetType === 'user' || targetType === 'group') &&
-      (await this.o.sharing.remove(node.id, targetType, targetId.toLowerCase()));
-    if (!removed) {
-      throw new ApiError(
-        'share_not_found',
-        `this ${kind} has no share for ${targetType} ${targetId}`,
-      );
-    }
+    await this.o.shares.remove(node.id, kind, targetType, targetId);
   }
-}
-
-function roleName(rank: number): string {
-  return (['none', 'viewer', 'editor', 'owner'] as const)[rank] ?? 'none';
 }

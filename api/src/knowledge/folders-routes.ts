@@ -11,7 +11,7 @@ import {
   RenameBody,
 } from './files-schemas.js';
 import type { NodeKind } from './files-store.js';
-import { shareRoutes } from './sharing-routes.js';
+import { shareRoutes } from '../sharing/share-routes.js';
 
 /** A body checker that refuses `folder_path` (naming `folder_id`) before the schema's rules. */
 export function folderBody<S extends TSchema>(schema: S) {
@@ -131,7 +131,23 @@ export function nodeRoutes(router: Router, files: Files, kind: NodeKind): void {
     },
   );
 
-  shareRoutes(router, files, kind);
+  // The share panel, open to the node's owners only (its owner, or an Owner by share).
+  shareRoutes(router, {
+    panel: {
+      caller: (principal, organizationId) => files.caller(principal, organizationId),
+      list: (caller, id) => files.shares(caller, kind, id),
+      share: (caller, id, input) => files.share(caller, kind, id, input),
+      unshare: (caller, id, type, target) => files.unshare(caller, kind, id, type, target),
+    },
+    noun: kind,
+    Noun: Kind,
+    param: 'id',
+    tags,
+    owners: 'its owners',
+    errors: [notFound, 'file_access_denied', 'identity_provider_unavailable'],
+    reach:
+      kind === 'folder' ? 'The share reaches everything in the folder, at any depth.' : undefined,
+  });
 }
 
 /** `/v1/folders` (spec: Endpoints, file and folder writes; docs/adr/0032). */

@@ -2,6 +2,7 @@ import { readAll } from './files-blob-store.js';
 import type { FileProcessor, ProcessableFile, ProcessingResult } from './files-processor.js';
 import { chunkText } from './chunker.js';
 import type { KnowledgeCollections } from './collections.js';
+import type { CollectionGeneration } from './collections-store.js';
 import type { KnowledgeEngineConfig } from './engine-config.js';
 import { FileRefused } from './engine-errors.js';
 import { extractText } from './extract.js';
@@ -26,6 +27,18 @@ export class IndexingProcessor implements FileProcessor {
   ) {}
 
   async process(file: ProcessableFile, signal: AbortSignal): Promise<ProcessingResult> {
+    return this.indexInto(file, () => this.collections.writeTargets(file.organizationId), signal);
+  }
+
+  /**
+   * Extracts, chunks and embeds the file into `targets` (each with its own model): a file's
+   * processing writes to the generations a file goes to, a reindex to its target only.
+   */
+  async indexInto(
+    file: ProcessableFile,
+    targets: () => Promise<CollectionGeneration[]>,
+    signal: AbortSignal,
+  ): Promise<ProcessingResult> {
     const bytes = await readAll(await file.open());
     signal.throwIfAborted();
     const extracted = await extractText(
@@ -39,7 +52,7 @@ export class IndexingProcessor implements FileProcessor {
     });
     if (chunks.length === 0) throw new FileRefused('the file has no text');
     const texts = chunks.map((c) => c.text);
-    for (const generation of await this.collections.writeTargets(file.organizationId)) {
+    for (const generation of await targets()) {
       const embedder = await this.collections.embedderFor(generation);
       const vectors = await embedder.embed(texts, signal);
       await this.collections.store.putChunks(

@@ -122,3 +122,26 @@ export function vectorsOf(answer: unknown, count: number, dimensions: number): F
   });
   return out as Float32Array[];
 }
+
+/** A text embedded once to learn the length of a backend's vectors. */
+const DIMENSIONS_PROBE = 'How long are your vectors?';
+
+/**
+ * The length of the vectors `opts.model` answers at the backend: one short text embedded
+ * (docs/adr/0034). A catalogue entry does not say it; the collection's table needs it.
+ */
+export async function learnDimensions(
+  opts: RemoteBackendOptions,
+  signal?: AbortSignal,
+): Promise<number> {
+  const answer = await postJson(
+    opts,
+    'embeddings',
+    { model: opts.model, input: [DIMENSIONS_PROBE], encoding_format: 'float' },
+    signal,
+  );
+  const first = (answer as { data?: { embedding?: unknown }[] } | null)?.data?.[0]?.embedding;
+  const length = Array.isArray(first) ? first.length : 0;
+  if (length === 0) throw new MalformedBackendAnswer('the embeddings answer has no vector');
+  return (vectorsOf(answer, 1, length)[0] as Float32Array).length;
+}

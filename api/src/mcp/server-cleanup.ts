@@ -2,6 +2,7 @@ import type { McpServer, TenantLifecycle } from '@aiplane/crds';
 import type { Logger, ResourceCache } from '@aiplane/lib';
 import type { CredentialStore, LiveScope } from '@aiplane/lib/store';
 import type { AgentStore } from '../agents/store.js';
+import type { KnowledgeCleanup } from '../knowledge/cleanup.js';
 import type { OrganizationRows } from '../tenants/organization-rows.js';
 import { goneServer } from './gone-server.js';
 import { agentSweep, goneTenant, organizationMove } from './gone-tenant.js';
@@ -21,6 +22,11 @@ export interface McpServerCleanupOptions {
   agents: AgentStore;
   /** Moves rows to a re-created organization's new id (docs/adr/0015). */
   organizations: OrganizationRows;
+  /** An organization's files, collections and blobs, and blobs no file names (docs/adr/0032). */
+  knowledge: Pick<
+    KnowledgeCleanup,
+    'removeOrganization' | 'removeOrganizationsNotIn' | 'removeOrphanBlobs'
+  >;
   logger: Logger;
   /** Default {@link ORPHAN_GRACE_SECONDS}; tests shorten it. */
   graceSeconds?: number;
@@ -36,6 +42,10 @@ export interface SweepResult {
   tenantAgents: number;
   /** Settings rows (translations, configuration, branding) of gone tenants' organizations. */
   tenantSettings: number;
+  /** Files, folders, collections and their blobs of gone tenants' organizations. */
+  tenantKnowledge: number;
+  /** Blobs no file names, and staged bytes never committed, older than the grace period. */
+  orphanBlobs: number;
 }
 
 /**
@@ -120,6 +130,7 @@ export class McpServerCleanup {
       clients: await credentials.oauthClients.deleteForServersNotIn(scope),
       credentials: await credentials.deleteForServersNotIn(scope),
       agents: await agents.forgetServersNotIn(scope),
+      orphanBlobs: await this.opts.knowledge.removeOrphanBlobs(this.graceSeconds),
     };
     const liveTenants = [...tenants.list(), ...freshTenants];
     // First the rows of re-created organizations move to their new ids (what the watch does
@@ -134,7 +145,7 @@ export class McpServerCleanup {
         { tenants: organizations.unprovisioned.slice(0, 20) },
         'agents and settings of deleted tenants not swept: a live tenant has no organization recorded yet',
       );
-      return { ...removed, tenantAgents: 0, tenantSettings: 0 };
+      return { ...removed, tenantAgents: 0, tenantSettings: 0, tenantKnowledge: 0 };
     }
     const organizationScope = {
       live: organizations.liveOrganizationIds,
@@ -142,7 +153,8 @@ export class McpServerCleanup {
     };
     const tenantAgents = await agents.removeOrganizationsNotIn(organizationScope);
     const tenantSettings = await this.opts.organizations.removeSettingsNotIn(organizationScope);
-    return { ...removed, tenantAgents, tenantSettings };
+    const tenantKnowledge = await this.opts.knowledge.removeOrganizationsNotIn(organizationScope);
+    return { ...removed, tenantAgents, tenantSettings, tenantKnowledge };
   }
 
   private serverGone(server: McpServer): void {
@@ -182,6 +194,11 @@ export class McpServerCleanup {
     );
     this.enqueue({ tenant: gone.tenant, organizationId }, 'the settings of a deleted tenant', () =>
       this.opts.organizations.removeSettings(organizationId),
+    );
+    this.enqueue(
+      { tenant: gone.tenant, organizationId },
+      'the files and collections of a deleted tenant',
+      () => this.opts.knowledge.removeOrganization(organizationId),
     );
   }
 
@@ -227,9 +244,8 @@ export class McpServerCleanup {
       this.timer = undefined;
       void this.track(
         this.sweep().then(
-          (removed) => {
-            const { clients, credentials, agents, tenantAgents, tenantSettings } = removed;
-            const total = clients + credentials + agents + tenantAgents + tenantSettings;
+          (removed: SweepResult) => {
+            const total = (Object.values(removed) as number[]).reduce((sum, n) => sum + n, 0);
             const level = total > 0 ? 'info' : 'debug';
             this.opts.logger[level](
               { removed },

@@ -48,6 +48,8 @@ export function configRouter(opts: { config: SystemConfiguration }): Router {
       path: '/',
       operationId: 'patchConfig',
       summary: 'Change some fields of the system configuration (all or nothing)',
+      description:
+        'A change of `embedding_model` starts a reindex of the organization’s collection (its progress: GET /v1/collections/documents/reindex); while one runs it is 409 `reindex_running`. The new model’s backend is asked for its vectors’ length first (503/502 when it fails; nothing changes).',
       tags,
       permission: 'can_edit_config',
       organization: true,
@@ -63,7 +65,12 @@ export function configRouter(opts: { config: SystemConfiguration }): Router {
           headers: { ETag },
         },
       },
-      errors: ['config_version_mismatch'],
+      errors: [
+        'config_version_mismatch',
+        'reindex_running',
+        'model_backend_unavailable',
+        'model_backend_error',
+      ],
     },
     async (req, res, { organizationId }) => {
       const { config, etag } = await opts.config.patch(

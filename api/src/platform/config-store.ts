@@ -4,6 +4,8 @@ import type { Knex } from 'knex';
 export interface ConfigLookups {
   /** Whether the catalogue has an active model of this name in mode `rerank` for the organization. */
   isRerankModel(name: string): Promise<boolean>;
+  /** Whether the catalogue has an active model of this name in mode `embedding` for the organization. */
+  isEmbeddingModel(name: string): Promise<boolean>;
   /** Whether the organization has an agent (Custom GPT) with this id. */
   isAgent(id: string): Promise<boolean>;
 }
@@ -45,7 +47,7 @@ export class ConfigStore {
     organizationId: string,
     fallback: C,
     ifMatch: number | undefined,
-    change: (current: C, lookups: ConfigLookups) => Promise<C>,
+    change: (current: C, lookups: ConfigLookups, trx: Knex) => Promise<C>,
   ): Promise<StoredConfig<C>> {
     return this.db.transaction(async (trx) => {
       await trx(TABLE)
@@ -57,25 +59,48 @@ export class ConfigStore {
         .forUpdate()
         .first<{ config: C; version: number }>('config', 'version');
       if (ifMatch !== undefined && ifMatch !== row.version) throw new VersionMismatch(row.version);
+      // The organization's own entries and the platform-wide ones (docs/adr/0024).
+      const isModel = async (name: string, mode: string) =>
+        (await trx('model_catalogue')
+          .where({ name, mode, active: true })
+          .andWhere((q) => {
+            void q.where({ organization_id: organizationId }).orWhereNull('organization_id');
+          })
+          .first('name')) !== undefined;
       const lookups: ConfigLookups = {
-        // The organization's own entries and the platform-wide ones (docs/adr/0024).
-        isRerankModel: async (name) =>
-          (await trx('model_catalogue')
-            .where({ name, mode: 'rerank', active: true })
-            .andWhere((q) => {
-              void q.where({ organization_id: organizationId }).orWhereNull('organization_id');
-            })
-            .first('name')) !== undefined,
+        isRerankModel: (name) => isModel(name, 'rerank'),
+        isEmbeddingModel: (name) => isModel(name, 'embedding'),
         isAgent: async (id) =>
           (await trx('agents').where({ organization_id: organizationId, id }).first('id')) !==
           undefined,
       };
-      const next = await change(row.config, lookups);
+      const next = await change(row.config, lookups, trx);
       const version = row.version + 1;
       await trx(TABLE)
         .where({ organization_id: organizationId })
         .update({ config: JSON.stringify(next), version, updated_at: trx.fn.now() });
       return { config: next, version };
     });
+  }
+
+  /**
+   * Sets `embedding_model` back from `from` to `to` when it still names `from`, as a new
+   * version, in the caller's transaction (a cancelled reindex: the configuration names the
+   * model in use again; docs/adr/0034).
+   */
+  async revertEmbeddingModel(
+    trx: Knex,
+    organizationId: string,
+    from: string | null,
+    to: string | null,
+  ): Promise<void> {
+    await trx(TABLE)
+      .where({ organization_id: organizationId })
+      .andWhereRaw("(config->>'embedding_model') is not distinct from ?", [from])
+      .update({
+        config: trx.raw("jsonb_set(config, '{embedding_model}', ?::jsonb)", [JSON.stringify(to)]),
+        version: trx.raw('version + 1'),
+        updated_at: trx.fn.now(),
+      });
   }
 }

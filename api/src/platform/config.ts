@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import type { Knex } from 'knex';
 import { ApiError, type FieldError, ValidationFailed } from '@aiplane/lib/errors';
 import { Nullable, validator } from '@aiplane/lib/service';
 import { type ConfigLookups, type ConfigStore, VersionMismatch } from './config-store.js';
@@ -41,6 +42,12 @@ export const SystemConfigSchema = Type.Object(
     rerank_top_n: Nullable(TopN),
     reranker_enabled: Type.Boolean(),
     reranker_model: Nullable(Type.String({ description: 'a catalogue model of mode rerank' })),
+    embedding_model: Nullable(
+      Type.String({
+        description:
+          'the embedding model of the organization’s collection: an active catalogue model of mode embedding; null: the local all-MiniLM-L6-v2. A change starts a reindex (GET /v1/collections/documents/reindex).',
+      }),
+    ),
     service_desk: ServiceDeskSchema,
   },
   { title: 'SystemConfig' },
@@ -52,6 +59,7 @@ export const DEFAULT_CONFIG: SystemConfig = {
   rerank_top_n: null,
   reranker_enabled: false,
   reranker_model: null,
+  embedding_model: null,
   service_desk: { enabled: false, custom_gpt_id: null, document_ids: null },
 };
 
@@ -62,6 +70,7 @@ export const ConfigPatch = Type.Object(
     rerank_top_n: Type.Optional(Nullable(TopN)),
     reranker_enabled: Type.Optional(Type.Boolean()),
     reranker_model: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
+    embedding_model: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
     service_desk: Type.Optional(
       Type.Object(
         {
@@ -113,6 +122,12 @@ export async function ruleViolations(
   if (c.reranker_model !== null && !(await lookups.isRerankModel(c.reranker_model))) {
     errors.push({ field: 'reranker_model', message: 'is not a catalogue model of mode rerank' });
   }
+  if (c.embedding_model !== null && !(await lookups.isEmbeddingModel(c.embedding_model))) {
+    errors.push({
+      field: 'embedding_model',
+      message: 'is not an active catalogue model of mode embedding',
+    });
+  }
   if (c.reranker_enabled && c.reranker_model === null) {
     errors.push({
       field: 'reranker_enabled',
@@ -154,9 +169,24 @@ export function ifMatchVersion(header: string | undefined): number | undefined {
   return m ? Number(m[1]) : -1;
 }
 
+/**
+ * What a change of `embedding_model` sets off (the knowledge domain's reindex, ADR 0034):
+ * `prepare` checks the model before the configuration's transaction (it may call the model's
+ * backend, and throws the route's error); `apply` runs inside it, `committed` after it.
+ */
+export interface EmbeddingModelChange {
+  prepare(
+    organizationId: string,
+    model: string | null,
+  ): Promise<{ apply(trx: Knex): Promise<void>; committed(): Promise<void> }>;
+}
+
 /** System configuration of organizations: read (defaults until changed), patched atomically. */
 export class SystemConfiguration {
-  constructor(private readonly store: ConfigStore) {}
+  constructor(
+    private readonly store: ConfigStore,
+    private readonly embedding?: EmbeddingModelChange,
+  ) {}
 
   async get(organizationId: string): Promise<{ config: SystemConfig; etag: string }> {
     const stored = await this.store.get<SystemConfig>(organizationId);
@@ -177,18 +207,36 @@ export class SystemConfiguration {
   ): Promise<{ config: SystemConfig; etag: string }> {
     refuseCollectionName(body);
     const patch = parsePatch(body);
+    const model = patch.embedding_model;
+    const change =
+      model !== undefined &&
+      this.embedding &&
+      (await this.get(organizationId)).config.embedding_model !== model
+        ? await this.embedding.prepare(organizationId, model)
+        : undefined;
     try {
       const stored = await this.store.update<SystemConfig>(
         organizationId,
         DEFAULT_CONFIG,
         ifMatchVersion(ifMatch),
-        async (current, lookups) => {
-          const next = merged(withDefaults(current), patch);
+        async (current, lookups, trx) => {
+          const before = withDefaults(current);
+          const next = merged(before, patch);
           const errors = await ruleViolations(next, lookups);
           if (errors.length > 0) throw new ValidationFailed(errors);
+          if (next.embedding_model !== before.embedding_model) {
+            if (!change) {
+              throw new ApiError(
+                'config_version_mismatch',
+                'the embedding model changed since it was read; read the configuration again and retry',
+              );
+            }
+            await change.apply(trx);
+          }
           return next;
         },
       );
+      await change?.committed();
       return { config: stored.config, etag: etagOf(stored.version) };
     } catch (err) {
       if (!(err instanceof VersionMismatch)) throw err;

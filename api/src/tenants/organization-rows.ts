@@ -8,6 +8,8 @@ import { notLive, type LiveScope } from '@aiplane/lib/store';
  */
 const TABLES: readonly { name: string; unique?: readonly string[]; setting?: true }[] = [
   { name: 'agents' },
+  // Who an agent is shared with (docs/adr/0035).
+  { name: 'agent_shares' },
   { name: 'mcp_credentials' },
   { name: 'mcp_oauth_clients' },
   { name: 'mcp_oauth_states' },
@@ -58,6 +60,7 @@ export class OrganizationRows {
         }
         moved += await trx(name).whereIn('organization_id', ids).update({ organization_id: to });
       }
+      moved += await moveCollections(trx, ids, to);
       return moved;
     });
   }
@@ -87,4 +90,34 @@ export class OrganizationRows {
     }
     return removed;
   }
+}
+
+/**
+ * The collections (and their reindexes) of the replaced id go with the files, unless the new
+ * id already has a collection of its own (a file uploaded under it in the moment before the
+ * move) or several replaced ids have some: two active generations of one name cannot be
+ * merged, so the old ones then stay under their ids (while the tenant lives its replaced ids
+ * count as its own, so no sweep removes them; they go with the tenant), and the moved files
+ * need processing again to be found (docs/adr/0032, "When a tenant goes").
+ */
+async function moveCollections(trx: Knex.Transaction, from: string[], to: string): Promise<number> {
+  const theirs = (await trx('knowledge_collections')
+    .where({ organization_id: to })
+    .limit(1)
+    .pluck('id')) as string[];
+  if (theirs.length > 0) return 0;
+  const holders = (await trx('knowledge_collections')
+    .whereIn('organization_id', from)
+    .distinct()
+    .pluck('organization_id')) as string[];
+  // Several replaced ids with collections (an organization re-created more than once): which
+  // to keep is not decidable here; they stay, as above.
+  if (holders.length !== 1) return 0;
+  const collections = await trx('knowledge_collections')
+    .whereIn('organization_id', holders)
+    .update({ organization_id: to });
+  const reindexes = await trx('knowledge_reindexes')
+    .whereIn('organization_id', holders)
+    .update({ organization_id: to });
+  return collections + reindexes;
 }

@@ -15,6 +15,7 @@ export {
 } from './middleware.js';
 export {
   hasPermission,
+  isOrganizationAdmin,
   isPlatformAdmin,
   type OrganizationRef,
   type Permission,

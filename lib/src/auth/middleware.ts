@@ -93,7 +93,9 @@ export function organizationOf(req: Request, principal: Principal): string {
 export function organizationNamed(principal: Principal, given: string | undefined): string {
   const named = given?.trim();
   if (named) {
-    const own = principal.organizations.find((o) => o.id === named || o.alias === named);
+    const own = principal.organizations.find(
+      (o) => o.id === named || o.id === named.toLowerCase() || o.alias === named,
+    );
     if (own) return own.id;
     if (isPlatformAdmin(principal)) {
       if (!isUuid(named)) {
@@ -102,7 +104,9 @@ export function organizationNamed(principal: Principal, given: string | undefine
           `name the organization by its id (a UUID), not "${named.slice(0, 64)}"`,
         );
       }
-      return named;
+      // Keycloak's ids are lower case; an upper-case spelling must not become another
+      // organization's rows (which the sweep of unrecorded organizations would remove).
+      return named.toLowerCase();
     }
     throw new ApiError(
       'organization_access_denied',

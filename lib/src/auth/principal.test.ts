@@ -76,6 +76,18 @@ describe('organization context', function () {
       beta.id,
     ],
     [
+      'a platform admin naming an organization in upper case acts in its lower-case id',
+      principal(['platform-admin'], []),
+      beta.id.toUpperCase(),
+      beta.id,
+    ],
+    [
+      'a member naming their organization in upper case acts in it',
+      principal([], [acme, beta]),
+      beta.id.toUpperCase(),
+      beta.id,
+    ],
+    [
       'a platform admin in one organization defaults to it',
       principal(['platform-admin'], [acme]),
       undefined,

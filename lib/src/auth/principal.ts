@@ -59,6 +59,16 @@ export function isPlatformAdmin(p: Principal): boolean {
 }
 
 /**
+ * Whether the caller administers the organization (spec: core-api.md, Sharing roles: "an
+ * organization admin"). The platform has no role of its own for one tenant's administrator
+ * yet, so this is the platform admin acting in it (docs/adr/0035); a tenant administrator
+ * role, when it comes, is added here and nowhere else.
+ */
+export function isOrganizationAdmin(p: Principal, _organizationId: string): boolean {
+  return isPlatformAdmin(p);
+}
+
+/**
  * Permissions from organization group paths: membership of `/can_edit_config` (or of a group
  * beneath it, `/can_edit_config/team-a`) grants `can_edit_config` in that organization.
  */

@@ -130,7 +130,7 @@ export const ERROR_CODES = {
   },
   share_not_found: {
     status: 404,
-    description: 'the file or folder has no share for this user or group',
+    description: 'the file, folder or agent has no share for this user or group',
   },
   file_content_missing: {
     status: 409,
@@ -159,11 +159,31 @@ export const ERROR_CODES = {
     status: 404,
     description: 'the organization has no collection of this name',
   },
-  // Agents (spec: "Other agent request fields: not shown"; docs/agents.md)
-  agent_not_found: { status: 404, description: 'no agent of the organization has this id' },
+  // Reindexing (docs/adr/0034)
+  reindex_running: {
+    status: 409,
+    description:
+      'a reindex of the organization’s collection is running: wait for it to finish or cancel it first',
+  },
+  reindex_not_found: {
+    status: 404,
+    description: 'the collection has no reindex (or none running, to cancel)',
+  },
+  // Agents (Custom GPTs; spec: core-api.md, Sharing roles; docs/adr/0035)
+  agent_not_found: {
+    status: 404,
+    description:
+      'no agent the caller may see (own, shared with them or a group of theirs) has this id',
+  },
   agent_modification_denied: {
     status: 403,
-    description: 'only the agent’s creator or a platform admin may change or delete it',
+    description:
+      'the caller may use the agent but its role does not allow the change: editing needs editor, deleting needs owner',
+  },
+  agent_share_panel_denied: {
+    status: 403,
+    description:
+      'only the agent’s owners or an organization admin may read or change its shares; the caller’s role on it is viewer or editor',
   },
 
   // Knowledge engines: embeddings, reranker (spec: core-api.md, Errors; docs/adr/0031)

@@ -1,4 +1,5 @@
 export { ClaimLoop, type ClaimLoopOptions } from './claim-loop.js';
+export { type EventStream, openEventStream } from './event-stream.js';
 export { readInt, readServiceConfig, type ServiceConfig } from './config.js';
 export { pathOnly, probeRoutes, requestLog } from './http-basics.js';
 export {

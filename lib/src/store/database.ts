@@ -15,6 +15,8 @@ import * as modelTokenizer from './migrations/0013-model-tokenizer.js';
 import * as knowledgeFiles from './migrations/0014-knowledge-files.js';
 import * as knowledgeCollections from './migrations/0015-knowledge-collections.js';
 import * as agentDocuments from './migrations/0016-agent-documents.js';
+import * as agentShares from './migrations/0017-agent-shares.js';
+import * as knowledgeReindex from './migrations/0018-knowledge-reindex.js';
 
 /** Migrations in order; listed here (not read from disk) so they work from source and from a build. */
 const MIGRATIONS: { name: string; up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }[] = [
@@ -34,6 +36,8 @@ const MIGRATIONS: { name: string; up(k: Knex): Promise<void>; down(k: Knex): Pro
   knowledgeFiles,
   knowledgeCollections,
   agentDocuments,
+  agentShares,
+  knowledgeReindex,
 ];
 
 const source: Knex.MigrationSource<(typeof MIGRATIONS)[number]> = {

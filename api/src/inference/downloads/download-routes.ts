@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { type Response, Router } from 'express';
-import { operation } from '@aiplane/lib/service';
+import { openEventStream, operation } from '@aiplane/lib/service';
 import type { ModelDownloads } from './downloads.js';
 import {
   DownloadListSchema,
@@ -23,8 +23,6 @@ const LogsQuery = Type.Object({
 
 /** How often a followed log looks for new lines. */
 export const FOLLOW_POLL_MS = 500;
-/** How often a quiet followed log sends an SSE comment, so proxies keep it open. */
-const KEEPALIVE_MS = 15_000;
 
 /**
  * `/v1/model-installer` (spec: Endpoints; docs/adr/0025): downloads of model files into the
@@ -165,34 +163,20 @@ async function follow(
   first: LogsAnswer,
   next: (afterId: number) => Promise<LogsAnswer>,
 ): Promise<void> {
-  res.status(200).set({
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    'x-accel-buffering': 'no',
-  });
-  res.flushHeaders();
-  let gone = false;
-  res.on('close', () => (gone = true));
+  const stream = openEventStream(res);
   let last = 0;
   let answer = first;
-  let quietSince = Date.now();
   for (;;) {
     for (const { id, time, message } of answer.lines) {
-      res.write(`id: ${id}\nevent: line\ndata: ${JSON.stringify({ time, message })}\n\n`);
+      stream.send('line', { time, message }, id);
       last = id;
-      quietSince = Date.now();
     }
     if (answer.status !== 'queued' && answer.status !== 'running') break;
-    if (Date.now() - quietSince > KEEPALIVE_MS) {
-      res.write(': keep-alive\n\n');
-      quietSince = Date.now();
-    }
+    stream.keepAlive();
     await new Promise((r) => setTimeout(r, FOLLOW_POLL_MS));
-    if (gone) return;
+    if (stream.gone) return;
     answer = await next(last);
   }
-  if (!gone) {
-    res.write(`event: end\ndata: ${JSON.stringify({ status: answer.status })}\n\n`);
-    res.end();
-  }
+  stream.send('end', { status: answer.status });
+  stream.end();
 }

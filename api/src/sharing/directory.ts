@@ -12,11 +12,21 @@ import { ApiError } from '@aiplane/lib/errors';
  * shares reach them.
  */
 export interface SharingDirectory {
-  /** The ids of the organization's groups the user is a member of. */
+  /** The ids of the organization's groups the user is a member of, and the groups above them. */
   groupsOf(organizationId: string, userId: string): Promise<string[]>;
   isMember(organizationId: string, userId: string): Promise<boolean>;
   isGroup(organizationId: string, groupId: string): Promise<boolean>;
 }
+
+/** A group as the admin API answers it (brief). */
+interface Group {
+  id: string;
+  /** The group above it; absent for a top-level group. */
+  parentId?: string;
+}
+
+/** Levels of subgroups followed up (Keycloak allows deeper trees; sharing stops here). */
+const MAX_GROUP_DEPTH = 20;
 
 /**
  * Keycloak's organization groups (Keycloak ≥ 26.6) through the admin REST API, with the API's
@@ -39,10 +49,10 @@ export class KeycloakSharingDirectory implements SharingDirectory {
     const hit = this.cache.get(key);
     if (hit && Date.now() - hit.at < this.cacheMs) return hit.groups;
     const groups = this.ask(async () => {
-      const found = await this.admin.get<{ id: string }[]>(
+      const found = await this.admin.get<Group[]>(
         `${this.org(organizationId)}/members/${encodeURIComponent(userId)}/groups?briefRepresentation=true&max=1000`,
       );
-      return (found ?? []).map((g) => g.id);
+      return this.withAncestors(organizationId, found ?? []);
     });
     this.cache.set(key, { at: Date.now(), groups });
     groups.catch(() => this.cache.delete(key));
@@ -69,6 +79,28 @@ export class KeycloakSharingDirectory implements SharingDirectory {
           `${this.org(organizationId)}/groups/${encodeURIComponent(groupId)}`,
         )) !== undefined,
     );
+  }
+
+  /**
+   * The groups and every group above them: a member of a subgroup is a member of its parent
+   * for sharing (a share with `/engineering` reaches `/engineering/platform`). Parents are read
+   * by id (`parentId`), each at most once per call, at most MAX_GROUP_DEPTH levels up.
+   */
+  private async withAncestors(organizationId: string, groups: Group[]): Promise<string[]> {
+    const ids = new Set(groups.map((g) => g.id));
+    let pending = groups.map((g) => g.parentId).filter((p): p is string => !!p && !ids.has(p));
+    for (let depth = 0; pending.length > 0 && depth < MAX_GROUP_DEPTH; depth++) {
+      const next: string[] = [];
+      for (const id of new Set(pending)) {
+        ids.add(id);
+        const parent = await this.admin.get<Group>(
+          `${this.org(organizationId)}/groups/${encodeURIComponent(id)}`,
+        );
+        if (parent?.parentId && !ids.has(parent.parentId)) next.push(parent.parentId);
+      }
+      pending = next;
+    }
+    return [...ids];
   }
 
   private org(organizationId: string): string {
