@@ -1,8 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type SpeechEngine, WavDecoder } from '@aiplane/api';
+import { Injections, json, startLoopbackBackend } from './loopback-backend.js';
 
 /** One transcription request the backend received (the audio's length, not its bytes). */
 export interface SttTestRequest {
@@ -41,13 +41,7 @@ export interface SttTestBackend {
  */
 export async function startSttTestBackend(opts: SttTestBackendOptions): Promise<SttTestBackend> {
   const requests: SttTestRequest[] = [];
-  let failures = { count: 0, status: 503 };
-  const answers: unknown[] = [];
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) json(res, 500, { error: { message: (err as Error).message } });
-    });
-  });
+  const injected = new Injections();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
@@ -59,11 +53,7 @@ export async function startSttTestBackend(opts: SttTestBackendOptions): Promise<
       json(res, 401, { error: { message: 'invalid api key' } });
       return;
     }
-    if (failures.count > 0) {
-      failures.count -= 1;
-      json(res, failures.status, { error: { message: `injected failure ${failures.status}` } });
-      return;
-    }
+    if (injected.failed(res)) return;
     if (req.method !== 'POST' || path !== '/v1/audio/transcriptions') {
       json(res, 404, { error: { message: `no route ${req.method} ${path}` } });
       return;
@@ -90,30 +80,17 @@ export async function startSttTestBackend(opts: SttTestBackendOptions): Promise<
       return;
     }
     seen.file = { name: file.name, type: file.type, bytes: file.size };
-    if (answers.length > 0) {
-      json(res, 200, answers.shift());
-      return;
-    }
+    if (injected.answered(res)) return;
     const text = await recognise(opts.engine, Buffer.from(await file.arrayBuffer()));
     json(res, 200, { text });
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const server = await startLoopbackBackend(handle);
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    ...server,
     requests,
-    failNext(count, status) {
-      failures = { count, status };
-    },
-    answerNext(answer) {
-      answers.push(answer);
-    },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((err) => (err ? reject(err) : resolve()));
-      }),
+    failNext: (count, status) => injected.failNext(count, status),
+    answerNext: (body) => injected.answerNext(body),
   };
 }
 
@@ -135,9 +112,4 @@ async function recognise(engine: SpeechEngine, wav: Buffer): Promise<string> {
   }
   await recognition.done;
   return finals.join(' ');
-}
-
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
 }

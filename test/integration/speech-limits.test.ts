@@ -89,30 +89,28 @@ describe('speech-to-text limits on /v1/stt', function () {
     assert.equal(r.closeCode, 1009);
   });
 
-  it('answers speech_rate_exceeded for PCM sent faster than 4 × real time beyond the 2 s burst', async function () {
-    // 4 s of audio at once.
-    const r = await streamSession(url(pcm16k), {
-      audio: Buffer.alloc(128_000),
-      durationMs: 200,
-      frameMs: 100,
-      speed: 1000,
-      end: false,
+  for (const [what, query, audio] of [
+    // 4 s of 16 kHz PCM in two frames.
+    ['PCM', pcm16k, () => Promise.resolve(Buffer.alloc(128_000))],
+    // Compressed audio counts by what it decodes to: about 6 s of MP3 in one frame.
+    [
+      'MP3 (counted by what it decodes to)',
+      'encoding=mp3',
+      async () => encode(await speech([SENTENCES.report, SENTENCES.hello]), { encoding: 'mp3' }),
+    ],
+  ] as const) {
+    it(`answers speech_rate_exceeded for ${what} sent at once, beyond 4 × real time and the 2 s burst`, async function () {
+      const r = await streamSession(url(query), {
+        audio: await audio(),
+        durationMs: 200,
+        frameMs: 100,
+        speed: 1000,
+        end: false,
+      });
+      assert.equal(r.error?.code, 'speech_rate_exceeded', JSON.stringify(r.error));
+      assert.equal(r.closeCode, 1008);
     });
-    assert.equal(r.error?.code, 'speech_rate_exceeded', JSON.stringify(r.error));
-    assert.equal(r.closeCode, 1008);
-  });
-
-  it('counts compressed audio by what it decodes to: a 6 s MP3 sent at once is too fast', async function () {
-    const wav = await speech([SENTENCES.report, SENTENCES.hello]);
-    const mp3 = await encode(wav, { encoding: 'mp3' });
-    const r = await streamSession(url('encoding=mp3'), {
-      audio: mp3,
-      durationMs: 100,
-      end: false,
-    });
-    assert.equal(r.error?.code, 'speech_rate_exceeded', JSON.stringify(r.error));
-    assert.equal(r.closeCode, 1008);
-  });
+  }
 
   it('ends a session at AIPLANE_STT_MAX_SESSION_SECONDS with what it heard transcribed, then speech_session_too_long', async function () {
     const wav = await speech([SENTENCES.report, SENTENCES.hello]);
