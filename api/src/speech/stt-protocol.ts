@@ -3,6 +3,7 @@ import { type ErrorCode, ValidationFailed } from '@aiplane/lib/errors';
 import { validator } from '@aiplane/lib/service';
 import { MODEL_NAME_PATTERN } from '../inference/model-catalogue.js';
 import type { Transcript } from './engine.js';
+import type { SpeechLimits } from './speech-config.js';
 import { MAX_CHANNELS, MAX_SAMPLE_RATE, MIN_SAMPLE_RATE } from './pcm.js';
 
 /** The languages of the socket (spec: core-api.md, `/v1/stt` query parameters; ISO 639-1). */
@@ -172,5 +173,32 @@ export function transcriptFrame(t: Transcript): string {
     ...(t.words
       ? { words: t.words.map((w) => ({ word: w.word, start_ms: w.startMs, end_ms: w.endMs })) }
       : {}),
+  });
+}
+
+/** `session_ready`: the session's parameters and limits (docs/speech.md). */
+export function readyFrame(r: {
+  sessionId: string;
+  model: string;
+  query: SessionQuery;
+  handshake: SttHandshake;
+  limits: SpeechLimits;
+}): string {
+  const { lang, encoding, sampleRate } = r.query;
+  return JSON.stringify({
+    type: 'session_ready',
+    session_id: r.sessionId,
+    model: r.model,
+    lang,
+    encoding,
+    ...(sampleRate === undefined ? {} : { sample_rate_hz: sampleRate }),
+    ...(encoding.startsWith('pcm_') ? { channels: r.handshake.channels ?? 1 } : {}),
+    interim_results: r.handshake.interim_results === true,
+    limits: {
+      max_frame_bytes: r.limits.maxFrameBytes,
+      realtime_factor: r.limits.realtimeFactor,
+      max_session_seconds: r.limits.maxSessionSeconds,
+      idle_timeout_seconds: r.limits.idleTimeoutSeconds,
+    },
   });
 }

@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
 import type { Logger } from '@aiplane/lib';
-import { ApiError, wsCloseOf } from '@aiplane/lib/errors';
-import { BackendFailure } from '../inference/backend-client.js';
-import { AudioInvalid, EngineFailed, EngineUnavailable } from './audio-errors.js';
+import { wsCloseOf } from '@aiplane/lib/errors';
+import { socketErrorOf } from './audio-errors.js';
 import { createDecoder } from './decoders.js';
 import type { Recognition, SpeechEngine } from './engine.js';
 import { ENGINE_BYTES_PER_MS } from './pcm-decoder.js';
@@ -15,6 +14,7 @@ import {
   errorFrame,
   parseControl,
   parseHandshake,
+  readyFrame,
   type SessionQuery,
   type SocketError,
   type SttHandshake,
@@ -155,21 +155,12 @@ export class SttSession {
     this.state = 'streaming';
     const limits = this.deps.limits;
     this.send(
-      JSON.stringify({
-        type: 'session_ready',
-        session_id: this.id,
+      readyFrame({
+        sessionId: this.id,
         model: engine.name,
-        lang,
-        encoding,
-        ...(sampleRate === undefined ? {} : { sample_rate_hz: sampleRate }),
-        ...(encoding.startsWith('pcm_') ? { channels: h.channels ?? 1 } : {}),
-        interim_results: h.interim_results === true,
-        limits: {
-          max_frame_bytes: limits.maxFrameBytes,
-          realtime_factor: limits.realtimeFactor,
-          max_session_seconds: limits.maxSessionSeconds,
-          idle_timeout_seconds: limits.idleTimeoutSeconds,
-        },
+        query: this.ctx.query,
+        handshake: h,
+        limits,
       }),
     );
     this.log.info({ model: engine.name, lang, encoding }, 'stt session ready');
@@ -350,42 +341,9 @@ export class SttSession {
     clearTimeout(this.sessionTimer);
   }
 
-  /** A decoder's or engine's failure as the socket's error (unknown ones logged, not told). */
+  /** A decoder's or engine's failure as the socket's error (logged as it deserves). */
   private socketErrorOf(err: unknown): SocketError {
-    if (err instanceof ApiError) return { code: err.code, message: err.message };
-    if (err instanceof AudioInvalid) {
-      const diagnostics = (this.decoder as { diagnostics?: string } | undefined)?.diagnostics;
-      this.log.info({ diagnostics }, 'stt audio refused');
-      return { code: 'speech_audio_invalid', message: err.message };
-    }
-    if (err instanceof EngineUnavailable) {
-      this.log.warn({ err }, 'stt engine unavailable');
-      return {
-        code: 'speech_backend_unavailable',
-        message: 'the speech engine cannot run now; retry later',
-      };
-    }
-    if (err instanceof BackendFailure) {
-      this.log.warn({ err }, 'stt backend failed');
-      const s = err.status;
-      if (err.timedOut || s === undefined || s === 429 || s >= 500) {
-        return {
-          code: 'speech_backend_unavailable',
-          message: 'the speech backend did not answer, or is overloaded; retry later',
-        };
-      }
-      return {
-        code: 'speech_engine_failed',
-        message:
-          s === 401 || s === 403
-            ? 'the speech backend refused the platform’s credentials'
-            : `the speech backend refused the request (HTTP ${s === 200 ? 'answer unreadable' : s})`,
-      };
-    }
-    this.log.error(
-      { err },
-      err instanceof EngineFailed ? 'stt engine failed' : 'stt session broke',
-    );
-    return { code: 'speech_engine_failed', message: 'the speech engine failed' };
+    const diagnostics = (this.decoder as { diagnostics?: string } | undefined)?.diagnostics;
+    return socketErrorOf(err, this.log, diagnostics);
   }
 }
