@@ -11,6 +11,7 @@ import { runtimeReconcile } from './runtime-reconcile.js';
 import { gatewayOverhead } from './gateway.js';
 import { messagesOverhead } from './messages.js';
 import { collectionSearch } from './collection-search.js';
+import { speechBenchmark } from './speech.js';
 import { tenantLifecycle } from './tenant-lifecycle.js';
 
 const BENCHMARKS: Record<string, (env: LocalEnvironment) => Promise<void>> = {
@@ -24,6 +25,7 @@ const BENCHMARKS: Record<string, (env: LocalEnvironment) => Promise<void>> = {
 /** Benchmarks of an engine alone (the local model), with no environment. */
 const STANDALONE: Record<string, () => Promise<void>> = {
   embeddings: () => embeddingsThroughput(),
+  speech: () => speechBenchmark(),
 };
 
 const wanted = process.argv.slice(2);

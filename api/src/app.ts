@@ -45,6 +45,9 @@ import { logoRouter } from './platform/logo-routes.js';
 import type { SystemConfiguration } from './platform/config.js';
 import { translationsRouter } from './platform/translation-routes.js';
 import type { Translations } from './platform/translations.js';
+import type { SpeechConfig } from './speech/speech-config.js';
+import type { SpeechEngines } from './speech/speech-engines.js';
+import type { SpeechMetrics } from './speech/speech-metrics.js';
 import { STT_PATH, STT_ROUTE, sttUpgradeHandler } from './speech/stt-socket.js';
 import { tenantsRouter } from './tenants/routes.js';
 import type { TenantStore } from './tenants/store.js';
@@ -83,6 +86,12 @@ export interface AppDeps {
   collectionSearch: CollectionSearch;
   /** The rerankers of `POST /v1/rerank` (docs/adr/0031). */
   rerankers: Rerankers;
+  /** Speech-to-text engines and the socket's limits (docs/adr/0036). */
+  speech: {
+    engines: Pick<SpeechEngines, 'forSession'>;
+    config: SpeechConfig;
+    metrics: SpeechMetrics;
+  };
   /** Reindexing the collection with another embedding model (docs/adr/0034). */
   reindexing: Reindexing;
   /** The portal: where it signs in (docs/adr/0037). */
@@ -206,7 +215,13 @@ const API_TAGS = [
 
 /** Routes WebSocket upgrades; anything but a known socket path is refused. */
 export function attachWebSockets(server: Server, deps: AppDeps): void {
-  const stt = sttUpgradeHandler({ authenticator: deps.authenticator, logger: deps.logger });
+  const stt = sttUpgradeHandler({
+    authenticator: deps.authenticator,
+    engineFor: (organizationId, model) => deps.speech.engines.forSession(organizationId, model),
+    config: deps.speech.config,
+    logger: deps.logger,
+    metrics: deps.speech.metrics,
+  });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (pathOnly(req.url) === STT_PATH) stt(req, socket, head);
     else socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');

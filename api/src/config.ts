@@ -5,6 +5,7 @@ import {
   type KnowledgeEngineConfig,
   readKnowledgeEngineConfig,
 } from './knowledge/engine-config.js';
+import { readSpeechConfig, type SpeechConfig } from './speech/speech-config.js';
 
 /** The API's configuration: the shared settings and where it listens; read once, frozen. */
 export interface ApiConfig extends ServiceConfig {
@@ -69,6 +70,8 @@ export interface ApiConfig extends ServiceConfig {
     /** The realm's public client (`AIPLANE_PORTAL_CLIENT_ID`, default `aiplane-portal`). */
     readonly clientId: string;
   };
+  /** Speech-to-text engines and the socket's limits (docs/adr/0036). */
+  readonly speech: SpeechConfig;
 }
 
 export { ConfigError };
@@ -178,6 +181,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     issuer: httpUrlOr(env, 'AIPLANE_PORTAL_OIDC_ISSUER', shared.oidc.issuer, problems),
     clientId: env.AIPLANE_PORTAL_CLIENT_ID || 'aiplane-portal',
   });
+  const speech = readSpeechConfig(env, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     ...shared,
@@ -189,6 +193,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     inference,
     knowledgeEngines,
     portal,
+    speech,
   });
 }
 

@@ -49,3 +49,16 @@ export {
   type KnowledgeEngineConfig,
   readKnowledgeEngineConfig,
 } from './knowledge/engine-config.js';
+// Speech-to-text (docs/adr/0036): the engines, the decoders and the socket's protocol.
+export type { Recognition, SpeechEngine, Transcript } from './speech/engine.js';
+export { PocketSphinxEngine, type PocketSphinxOptions } from './speech/pocketsphinx-engine.js';
+export { TranscriptionEngine } from './speech/transcription-engine.js';
+export { createDecoder } from './speech/decoders.js';
+export { ENGINE_SAMPLE_RATE, WavDecoder } from './speech/pcm-decoder.js';
+export {
+  DEFAULT_POCKETSPHINX_MODEL_DIR,
+  LOCAL_STT_MODEL,
+  readSpeechConfig,
+  type SpeechConfig,
+} from './speech/speech-config.js';
+export { STT_ENCODINGS, STT_LANGUAGES, type SttEncoding } from './speech/stt-protocol.js';

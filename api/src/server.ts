@@ -54,6 +54,8 @@ import { KnowledgeCleanupStore } from './knowledge/cleanup-store.js';
 import { JobQueue } from './knowledge/files-queue.js';
 import { REINDEX_QUEUE, Reindexing } from './knowledge/reindex.js';
 import { ReindexStore } from './knowledge/reindex-store.js';
+import { SpeechEngines } from './speech/speech-engines.js';
+import { speechMetrics } from './speech/speech-metrics.js';
 import { attachWebSockets, createApp } from './app.js';
 import type { ApiConfig } from './config.js';
 
@@ -269,6 +271,15 @@ export async function startApi(
     }),
     agentMaxSteps: config.inference.agentMaxSteps,
   });
+  const speechEngines = new SpeechEngines({
+    config: config.speech,
+    models,
+    remote: backendFetch,
+    cluster: clusterFetch,
+    retryBaseMs: config.inference.retryBaseMs,
+    requestTimeoutMs: config.inference.requestTimeoutMs,
+    logger,
+  });
   const deps = {
     logger,
     tenants,
@@ -320,6 +331,7 @@ export async function startApi(
     collectionSearch,
     rerankers,
     reindexing,
+    speech: { engines: speechEngines, config: config.speech, metrics: speechMetrics(registry) },
     authenticator: platform.authenticator,
     portal: { issuer: config.portal.issuer, clientId: config.portal.clientId },
     ready: () => platform.ready(),
@@ -352,6 +364,7 @@ export async function startApi(
     metricsPort: metricsServer?.port,
     close: async () => {
       await listening.close();
+      speechEngines.close();
       await downloadWorker.stop();
       await files.queue.stop();
       await reindexQueue.stop();

@@ -20,6 +20,15 @@ command -v curl >/dev/null || need_pkgs+=(curl ca-certificates)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need_pkgs+=(python3 python3-venv)
 # The browser tests (the API documentation pages) drive Debian's Chromium through playwright-core.
 command -v chromium >/dev/null || need_pkgs+=(chromium)
+# Speech (docs/adr/0036): ffmpeg decodes mp3 and opus; PocketSphinx's library, headers and US
+# English model make the local engine's helper (hack/lib/build-speech-helper.sh compiles it);
+# the tests synthesise speech with espeak-ng.
+command -v ffmpeg >/dev/null || need_pkgs+=(ffmpeg)
+command -v espeak-ng >/dev/null || need_pkgs+=(espeak-ng)
+[ -f /usr/share/pocketsphinx/model/en-us/en-us.lm.bin ] || need_pkgs+=(pocketsphinx-en-us)
+[ -f /usr/include/pocketsphinx/pocketsphinx.h ] || need_pkgs+=(libpocketsphinx-dev)
+command -v cc >/dev/null || need_pkgs+=(gcc libc6-dev)
+command -v pkg-config >/dev/null || need_pkgs+=(pkg-config)
 # Keycloak: a newer JDK already under /usr/lib/jvm wins; bookworm itself only packages 17.
 [ -n "$(pick_java_home)" ] || need_pkgs+=(openjdk-17-jre-headless)
 if [ ${#need_pkgs[@]} -gt 0 ]; then
@@ -58,3 +67,4 @@ fi
 "$here/hack/lib/install-models.sh"
 # The portal the API serves (cached: rebuilt only when its sources change).
 "$here/hack/lib/build-portal.sh"
+"$here/hack/lib/build-speech-helper.sh"

@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Embedder, RerankBadRequest, type Reranker } from '@aiplane/api';
+import { Injections, json, startLoopbackBackend } from './loopback-backend.js';
 
 /** One request the backend received. */
 export interface EmbeddingsTestRequest {
@@ -59,16 +59,10 @@ export async function startEmbeddingsTestBackend(
   opts: EmbeddingsTestBackendOptions,
 ): Promise<EmbeddingsTestBackend> {
   const requests: EmbeddingsTestRequest[] = [];
-  let failures = { count: 0, status: 503 };
-  const answers: unknown[] = [];
+  const injected = new Injections();
   let gate:
     { opened: Promise<void>; open: () => void; match: (text: string) => boolean } | undefined;
   let waiting = 0;
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) json(res, 500, { error: { message: (err as Error).message } });
-    });
-  });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
@@ -86,11 +80,7 @@ export async function startEmbeddingsTestBackend(
       json(res, 401, { error: { message: 'invalid api key' } });
       return;
     }
-    if (failures.count > 0) {
-      failures.count -= 1;
-      json(res, failures.status, { error: { message: `injected failure ${failures.status}` } });
-      return;
-    }
+    if (injected.failed(res)) return;
     if (req.method === 'POST' && path === '/v1/embeddings') {
       const { model, input } = (body ?? {}) as { model?: unknown; input?: unknown };
       const texts = typeof input === 'string' ? [input] : input;
@@ -102,10 +92,7 @@ export async function startEmbeddingsTestBackend(
         waiting += 1;
         await gate.opened.finally(() => (waiting -= 1));
       }
-      if (answers.length > 0) {
-        json(res, 200, answers.shift());
-        return;
-      }
+      if (injected.answered(res)) return;
       const length = typeof model === 'string' ? opts.shortened?.[model] : undefined;
       const vectors = await opts.embedder.embed(texts);
       const data = vectors
@@ -143,17 +130,12 @@ export async function startEmbeddingsTestBackend(
     json(res, 404, { error: { message: `no route ${req.method} ${path}` } });
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const server = await startLoopbackBackend(handle, () => gate?.open());
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    ...server,
     requests,
-    failNext(count, status) {
-      failures = { count, status };
-    },
-    answerNext(answer) {
-      answers.push(answer);
-    },
+    failNext: (count, status) => injected.failNext(count, status),
+    answerNext: (body) => injected.answerNext(body),
     hold(match = () => true) {
       gate?.open();
       let open = () => {};
@@ -167,12 +149,6 @@ export async function startEmbeddingsTestBackend(
     get waiting() {
       return waiting;
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        gate?.open();
-        server.closeAllConnections();
-        server.close((err) => (err ? reject(err) : resolve()));
-      }),
   };
 }
 
@@ -181,9 +157,4 @@ function shorten(v: Float32Array, length: number): number[] {
   const head = Array.from(v.subarray(0, length));
   const norm = Math.sqrt(head.reduce((sum, x) => sum + x * x, 0)) || 1;
   return head.map((x) => x / norm);
-}
-
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
 }

@@ -26,7 +26,15 @@ export {
   type TokenResponse,
 } from './keycloak-token.js';
 export { LocalPostgres, type PostgresInfo, postgresInstall } from './postgres.js';
-export { binaryPaths, cacheDir, miniLmDir, repoRoot, versions, type BinaryPaths } from './paths.js';
+export {
+  binaryPaths,
+  cacheDir,
+  miniLmDir,
+  repoRoot,
+  speechHelperPath,
+  versions,
+  type BinaryPaths,
+} from './paths.js';
 export { freePort, StopWaiting, waitFor } from './ports.js';
 export { apiEnv, createDatabase, operatorEnv, startOperatorFromSource } from './service-env.js';
 export {
@@ -78,3 +86,9 @@ export {
   liteLlmPaths,
   startLiteLlmProxy,
 } from './litellm-proxy.js';
+export {
+  type SttTestBackend,
+  type SttTestBackendOptions,
+  type SttTestRequest,
+  startSttTestBackend,
+} from './stt-test-backend.js';

@@ -28,6 +28,18 @@ export function miniLmDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(cacheDir(env), 'models', 'all-minilm-l6-v2');
 }
 
+/**
+ * The local speech engine's helper as hack/lib/build-speech-helper.sh compiles it: its cache
+ * directory is keyed by the hash of its C source (docs/adr/0036).
+ */
+export function speechHelperPath(env: NodeJS.ProcessEnv = process.env): string {
+  const source = readFileSync(
+    join(repoRoot, 'api', 'src', 'speech', 'native', 'pocketsphinx-stream.c'),
+  );
+  const hash = createHash('sha256').update(source).digest('hex').slice(0, 12);
+  return join(cacheDir(env), 'bin', `stt-pocketsphinx-${hash}`, 'aiplane-stt-pocketsphinx');
+}
+
 // Same key as hack/lib/build-binaries.sh: version plus a hash of the module files.
 function modHash(tool: string): string {
   const dir = join(hackDir, 'tools', tool);

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { EnvironmentInfo } from './environment.js';
-import { miniLmDir } from './paths.js';
+import { miniLmDir, speechHelperPath } from './paths.js';
 import { COMPONENTS } from './image/components.js';
 import { startFromSource, type ManagedProcess } from './process.js';
 
@@ -46,6 +46,9 @@ export function apiEnv(info: EnvironmentInfo, databaseUrl: string): Record<strin
     AIPLANE_CREDENTIAL_KEYS: info.credentialKeys,
     // The local embedding model as hack/lib/install-models.sh extracts it (docs/adr/0031).
     AIPLANE_EMBEDDING_MODEL_DIR: miniLmDir(),
+    // The local speech engine's helper as hack/lib/build-speech-helper.sh compiles it, over
+    // Debian's pocketsphinx-en-us model (its default place; docs/adr/0036).
+    AIPLANE_STT_POCKETSPHINX_HELPER: speechHelperPath(),
   };
 }
 

@@ -20,12 +20,21 @@ export class BackendFailure extends Error {
   }
 }
 
+/** A body sent as these bytes with this content type, not as JSON (a multipart form). */
+export class EncodedBody {
+  constructor(
+    readonly contentType: string,
+    readonly data: Uint8Array,
+  ) {}
+}
+
 export interface BackendCallOptions {
   /** The pool's lean request (PinnedFetch.request): the hot path skips the fetch API. */
   request: (url: string, init: LeanRequestInit) => Promise<LeanResponse>;
   /** `<base_url>/chat/completions`. */
   url: string;
   apiKey: string | undefined;
+  /** Sent as JSON; an EncodedBody is sent as its bytes (a multipart form). */
   body: unknown;
   /** Aborts the call: the client went away, or the request's deadline passed. */
   signal: AbortSignal;
@@ -49,14 +58,15 @@ export async function callBackend(opts: BackendCallOptions): Promise<LeanRespons
     let res: LeanResponse | undefined;
     let reason: string;
     try {
+      const encoded = opts.body instanceof EncodedBody ? opts.body : undefined;
       res = await opts.request(opts.url, {
         method: 'POST',
         headers: {
-          'content-type': 'application/json',
+          'content-type': encoded ? encoded.contentType : 'application/json',
           accept: 'application/json, text/event-stream',
           ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}),
         },
-        body: JSON.stringify(opts.body),
+        body: encoded ? encoded.data : JSON.stringify(opts.body),
         signal: opts.signal,
       });
     } catch (err) {

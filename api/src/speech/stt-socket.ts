@@ -3,14 +3,30 @@ import { Type } from '@sinclair/typebox';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '@aiplane/lib';
-import { type Authenticator, hasPermission, type Principal } from '@aiplane/lib/auth';
-import { ApiError } from '@aiplane/lib/errors';
+import {
+  type Authenticator,
+  hasPermission,
+  ORGANIZATION_HEADER,
+  organizationNamed,
+  type Principal,
+} from '@aiplane/lib/auth';
+import { ApiError, wsCloseOf } from '@aiplane/lib/errors';
 import type { DocumentedRoute } from '@aiplane/lib/service';
+import type { SpeechEngine } from './engine.js';
+import type { SpeechConfig } from './speech-config.js';
+import { SessionSlots } from './session-limits.js';
+import type { SpeechMetrics } from './speech-metrics.js';
+import {
+  errorFrame,
+  sessionQuery,
+  type SocketError,
+  STT_ENCODINGS,
+  STT_LANGUAGES,
+} from './stt-protocol.js';
+import { SttSession } from './stt-session.js';
 
 export const STT_PATH = '/v1/stt';
-export const STT_LANGUAGES = ['cs', 'de', 'el', 'en', 'fr', 'sk'] as const;
-export const STT_ENCODINGS = ['pcm_int16', 'pcm_float32', 'wav', 'mp3', 'opus'] as const;
-const POLICY_VIOLATION = 1008;
+export { STT_ENCODINGS, STT_LANGUAGES };
 
 /**
  * `WS /v1/stt` in the OpenAPI document (docs/adr/0021): OpenAPI has no WebSocket, so it is the
@@ -27,7 +43,7 @@ export const STT_ROUTE: DocumentedRoute = {
     operationId: 'speechToTextSocket',
     summary: 'Real-time speech-to-text (WebSocket)',
     description:
-      'A WebSocket: send `Connection: Upgrade` and `Upgrade: websocket`. The server sends a `session_ready` frame before it accepts binary audio, then transcript frames as JSON messages. An unsupported `lang`, or the old parameter `language`, gets an error frame and close code 1008. Authenticate with the `token` query parameter (a JWT or an API key); browsers cannot set headers on a WebSocket.',
+      'A WebSocket: send `Connection: Upgrade` and `Upgrade: websocket`. Authenticate with the `token` query parameter (a JWT or an API key); browsers cannot set headers on a WebSocket. The client sends a JSON handshake `{"type":"start","channels"?,"interim_results"?,"model"?}`; the server answers `session_ready` and only then accepts binary audio frames in the query’s `encoding`; it sends `{"type":"transcript","text","is_final","start_ms","end_ms"}` frames (interim ones when asked, final ones at pauses); `{"type":"end"}` flushes the last transcript and the server closes with 1000. Any refusal is an error frame `{"type":"error","error":{"code","message"}}` and a close code (an unsupported `lang` or the old `language` parameter: 1008). See docs/speech.md.',
     tags: ['speech'],
     query: Type.Object({
       lang: Type.Optional(
@@ -39,8 +55,14 @@ export const STT_ROUTE: DocumentedRoute = {
       encoding: Type.Union(STT_ENCODINGS.map((e) => Type.Literal(e))),
       sample_rate_hz: Type.Optional(
         Type.String({
-          pattern: '^[1-9][0-9]{0,6}$',
-          description: 'required for pcm_int16 and pcm_float32',
+          pattern: '^[1-9][0-9]{3,5}$',
+          description: 'required for pcm_int16 and pcm_float32: 8000 to 192000',
+        }),
+      ),
+      organization: Type.Optional(
+        Type.String({
+          maxLength: 200,
+          description: `the organization to act in (as the ${ORGANIZATION_HEADER} header, which browsers cannot send on a WebSocket); needed by members of several organizations`,
         }),
       ),
     }),
@@ -48,7 +70,13 @@ export const STT_ROUTE: DocumentedRoute = {
     websocket: true,
   },
 };
-const TRY_AGAIN_LATER = 1013;
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  503: 'Service Unavailable',
+};
 
 function refuseUpgrade(socket: Duplex, err: ApiError): void {
   const body = JSON.stringify({ error: { code: err.code, message: err.message } });
@@ -56,67 +84,85 @@ function refuseUpgrade(socket: Duplex, err: ApiError): void {
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('');
   socket.end(
-    `HTTP/1.1 ${err.status} ${err.status === 401 ? 'Unauthorized' : 'Forbidden'}\r\n` +
+    `HTTP/1.1 ${err.status} ${REASONS[err.status] ?? 'Error'}\r\n` +
       `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${headers}Connection: close\r\n\r\n${body}`,
   );
 }
 
-function errorFrame(
-  ws: WebSocket,
-  code: string,
-  message: string,
-  extra: Record<string, unknown> = {},
-): void {
-  ws.send(JSON.stringify({ type: 'error', error: { code, message, ...extra } }));
+export interface SttSocketOptions {
+  authenticator: Authenticator;
+  engineFor: (organizationId: string, model: string | undefined) => Promise<SpeechEngine>;
+  config: Pick<SpeechConfig, 'limits' | 'ffmpeg'>;
+  logger: Logger;
+  metrics: SpeechMetrics;
+}
+
+/** The organization the socket acts in: the `organization` parameter, else the header. */
+function organizationOfUpgrade(req: IncomingMessage, url: URL, principal: Principal): string {
+  const header = req.headers[ORGANIZATION_HEADER];
+  const named =
+    url.searchParams.get('organization') ?? (Array.isArray(header) ? header[0] : header);
+  try {
+    return organizationNamed(principal, named);
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'organization_required') {
+      throw new ApiError(
+        'organization_required',
+        'name the organization to act in with the organization query parameter',
+      );
+    }
+    throw err;
+  }
 }
 
 /**
- * The speech-to-text socket `WS /v1/stt`: authenticated with the `token` query parameter (a JWT
- * or an API key) and `can_access_api`, then the query is checked as the spec says. No speech
- * backend is wired yet, so a valid session ends with `speech_backend_unavailable` (1013).
+ * The speech-to-text socket `WS /v1/stt` (docs/adr/0036): the upgrade is authenticated with
+ * the `token` query parameter (a JWT or an API key) and needs `can_access_api` in the
+ * organization it acts in (refused as HTTP 401/403/400); then the query is checked as the spec
+ * says, the user's and the organization's session caps are taken, and an SttSession runs.
  */
-export function sttUpgradeHandler(opts: { authenticator: Authenticator; logger: Logger }) {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
+export function sttUpgradeHandler(opts: SttSocketOptions) {
+  const limits = opts.config.limits;
+  // ws refuses (1009) frames beyond this before they are buffered; the session's own limit,
+  // below it, answers with an error frame first.
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: limits.maxFrameBytes * 2 + 4096,
+  });
+  const slots = new SessionSlots(limits.maxSessionsPerUser, limits.maxSessionsPerOrganization);
 
-  const session = (ws: WebSocket, url: URL, principal: Principal) => {
-    const q = url.searchParams;
-    if (q.has('language')) {
-      errorFrame(ws, 'parameter_renamed', '`language` was renamed to `lang`', {
-        supported_languages: STT_LANGUAGES,
+  const refuse = (ws: WebSocket, e: SocketError) => {
+    ws.send(errorFrame(e));
+    ws.close(wsCloseOf(e.code), e.code);
+  };
+
+  const open = (ws: WebSocket, url: URL, principal: Principal, organizationId: string) => {
+    const query = sessionQuery(url.searchParams);
+    if ('code' in query) {
+      refuse(ws, query);
+      return;
+    }
+    const release = slots.take(principal.userId, organizationId);
+    if (typeof release !== 'function') {
+      const cap =
+        release === 'user' ? limits.maxSessionsPerUser : limits.maxSessionsPerOrganization;
+      refuse(ws, {
+        code: 'speech_session_limit_reached',
+        message: `the ${release} has ${cap} speech sessions open already; retry later`,
+        extra: { limit: release, max_sessions: cap },
       });
-      ws.close(POLICY_VIOLATION, 'use lang, not language');
       return;
     }
-    const lang = q.get('lang') ?? 'en';
-    if (!(STT_LANGUAGES as readonly string[]).includes(lang)) {
-      errorFrame(ws, 'unsupported_language', `language "${lang}" is not supported`, {
-        supported_languages: STT_LANGUAGES,
-      });
-      ws.close(POLICY_VIOLATION, 'unsupported_language');
-      return;
-    }
-    const encoding = q.get('encoding');
-    if (!encoding || !(STT_ENCODINGS as readonly string[]).includes(encoding)) {
-      errorFrame(ws, 'invalid_encoding', `encoding must be one of ${STT_ENCODINGS.join(', ')}`);
-      ws.close(POLICY_VIOLATION, 'invalid encoding');
-      return;
-    }
-    const rate = q.get('sample_rate_hz');
-    if (encoding.startsWith('pcm_') && !(rate && /^[1-9]\d{0,6}$/.test(rate))) {
-      errorFrame(
-        ws,
-        'invalid_sample_rate',
-        'sample_rate_hz (a positive integer) is required for PCM encodings',
-      );
-      ws.close(POLICY_VIOLATION, 'invalid sample_rate_hz');
-      return;
-    }
-    opts.logger.info(
-      { userId: principal.userId, lang, encoding },
-      'stt session refused: no speech backend',
+    new SttSession(
+      {
+        engineFor: opts.engineFor,
+        limits,
+        ffmpeg: opts.config.ffmpeg,
+        logger: opts.logger,
+        metrics: opts.metrics,
+      },
+      { ws, userId: principal.userId, organizationId, query, release },
     );
-    errorFrame(ws, 'speech_backend_unavailable', 'no speech backend is configured');
-    ws.close(TRY_AGAIN_LATER, 'speech backend unavailable');
   };
 
   return (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -128,7 +174,11 @@ export function sttUpgradeHandler(opts: { authenticator: Authenticator; logger: 
         if (!hasPermission(principal, 'can_access_api')) {
           throw new ApiError('permission_denied', 'this route needs the can_access_api permission');
         }
-        wss.handleUpgrade(req, socket, head, (ws) => session(ws, url, principal));
+        const organizationId = organizationOfUpgrade(req, url, principal);
+        if (!hasPermission(principal, 'can_access_api', organizationId)) {
+          throw new ApiError('permission_denied', 'this route needs the can_access_api permission');
+        }
+        wss.handleUpgrade(req, socket, head, (ws) => open(ws, url, principal, organizationId));
       })
       .catch((err: unknown) => {
         if (err instanceof ApiError) refuseUpgrade(socket, err);

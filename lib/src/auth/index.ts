@@ -7,6 +7,7 @@ export {
   bearerOf,
   callerOrganization,
   ORGANIZATION_HEADER,
+  organizationNamed,
   organizationOf,
   principalOf,
   requirePermission,

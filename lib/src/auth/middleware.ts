@@ -82,7 +82,16 @@ export function callerOrganization(req: Request, res: Response): string {
 }
 
 export function organizationOf(req: Request, principal: Principal): string {
-  const named = req.get(ORGANIZATION_HEADER)?.trim();
+  return organizationNamed(principal, req.get(ORGANIZATION_HEADER));
+}
+
+/**
+ * The organization a caller acts in when `given` (an id, or an alias of one of theirs) names
+ * one or nothing does: organizationOf's rules, for a request whose organization comes from
+ * elsewhere than the header (a WebSocket's query: browsers set no headers on one).
+ */
+export function organizationNamed(principal: Principal, given: string | undefined): string {
+  const named = given?.trim();
   if (named) {
     const own = principal.organizations.find(
       (o) => o.id === named || o.id === named.toLowerCase() || o.alias === named,

@@ -203,6 +203,96 @@ export const ERROR_CODES = {
       'the embedding or rerank backend refused the platform’s request or credentials, or answered something unreadable',
   },
 
+  // The speech socket WS /v1/stt (spec: core-api.md, Errors; docs/adr/0036): sent in an error
+  // frame, then the socket closes with `wsClose`; the status is the nearest HTTP meaning.
+  parameter_renamed: {
+    status: 400,
+    wsClose: 1008,
+    description:
+      'the speech socket’s `language` parameter was renamed to `lang` (release 1.2.0); the error lists the supported languages',
+  },
+  unsupported_language: {
+    status: 400,
+    wsClose: 1008,
+    description: 'the speech socket’s `lang` is not one of its languages (listed in the error)',
+  },
+  invalid_encoding: {
+    status: 400,
+    wsClose: 1008,
+    description: 'the speech socket’s `encoding` is missing or not one of its encodings',
+  },
+  invalid_sample_rate: {
+    status: 400,
+    wsClose: 1008,
+    description:
+      'the speech socket’s `sample_rate_hz` is missing for a PCM encoding, or not an integer from 8000 to 192000',
+  },
+  speech_message_invalid: {
+    status: 400,
+    wsClose: 1008,
+    description:
+      'a text message of the speech socket is not the handshake (first) or `{"type":"end"}` (after it), or breaks their rules (the message names the field)',
+  },
+  speech_audio_before_ready: {
+    status: 400,
+    wsClose: 1008,
+    description:
+      'audio came before the server’s `session_ready` frame (send the handshake, then wait)',
+  },
+  speech_language_unavailable: {
+    status: 422,
+    wsClose: 1008,
+    description:
+      'the engine the session uses cannot recognise this language, though the socket supports it (the error lists the engine’s languages)',
+  },
+  speech_audio_invalid: {
+    status: 422,
+    wsClose: 1007,
+    description:
+      'the audio cannot be decoded in its encoding: a bad WAV header or unsupported WAV format, not Ogg/WebM opus or MP3, corrupt data',
+  },
+  speech_frame_too_large: {
+    status: 413,
+    wsClose: 1009,
+    description: 'an audio frame is larger than AIPLANE_STT_MAX_FRAME_BYTES',
+  },
+  speech_rate_exceeded: {
+    status: 429,
+    wsClose: 1008,
+    description:
+      'audio arrived faster than AIPLANE_STT_REALTIME_FACTOR times real time (beyond AIPLANE_STT_BURST_MS ahead)',
+  },
+  speech_session_too_long: {
+    status: 400,
+    wsClose: 1008,
+    description:
+      'the session reached AIPLANE_STT_MAX_SESSION_SECONDS; what was heard was transcribed first',
+  },
+  speech_idle_timeout: {
+    status: 408,
+    wsClose: 1008,
+    description:
+      'the client sent nothing for AIPLANE_STT_IDLE_TIMEOUT_SECONDS; what was heard was transcribed first',
+  },
+  speech_session_limit_reached: {
+    status: 429,
+    wsClose: 1013,
+    description:
+      'the user or the organization has as many speech sessions open as allowed (per API replica); retry later',
+  },
+  speech_backend_unavailable: {
+    status: 503,
+    wsClose: 1013,
+    description:
+      'the speech engine cannot run now: not installed, not starting, or its backend unreachable or overloaded after the retries; retry later',
+  },
+  speech_engine_failed: {
+    status: 502,
+    wsClose: 1011,
+    description:
+      'the speech engine broke during the session: its process died, or its backend refused the platform’s request or answered something unreadable',
+  },
+
   // MCP management and gateway (spec: tenants-and-mcp.md, Errors)
   mcp_server_address_invalid: {
     status: 400,
@@ -289,10 +379,19 @@ export const ERROR_CODES = {
     description:
       'too many concurrent requests or live sessions for the user or organization; retry after Retry-After seconds',
   },
-} as const satisfies Record<string, { status: number; jsonRpc?: number; description: string }>;
+} as const satisfies Record<
+  string,
+  { status: number; jsonRpc?: number; wsClose?: number; description: string }
+>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 export function statusOf(code: ErrorCode): number {
   return ERROR_CODES[code].status;
+}
+
+/** The WebSocket close code a socket error ends with (1008, policy violation, unless listed). */
+export function wsCloseOf(code: ErrorCode): number {
+  const entry = ERROR_CODES[code];
+  return 'wsClose' in entry ? entry.wsClose : 1008;
 }

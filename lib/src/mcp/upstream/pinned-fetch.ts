@@ -44,7 +44,8 @@ export interface LeanResponse {
 export interface LeanRequestInit {
   method: string;
   headers: Record<string, string>;
-  body?: string;
+  /** Text (JSON) or bytes (a multipart form: speech transcriptions). */
+  body?: string | Uint8Array;
   signal?: AbortSignal;
 }
 
