@@ -129,7 +129,7 @@ describe('API authentication and access (real Keycloak, real PostgreSQL)', funct
     });
 
     it('answers 403 permission_denied without can_access_api on every route the app mounts (walked from its route table)', async function () {
-      // Public by design: the probes and the API documentation (docs/adr/0021). Anything else
+      // Public by design: the probes, the API documentation (docs/adr/0021) and the portal's page. Anything else
       // mounted without the guard fails here, however it is added (the WebSocket /v1/stt:
       // it/api-websocket.test.ts).
       const PUBLIC = new Set([
@@ -138,6 +138,9 @@ describe('API authentication and access (real Keycloak, real PostgreSQL)', funct
         'GET /openapi.json',
         'GET /docs',
         'GET /scalar',
+        // The portal's page and its sign-in settings (docs/adr/0037): public, the app signs in.
+        'GET /portal/config.json',
+        'GET /portal/',
       ]);
       const routes = api.routes.filter((r) => !PUBLIC.has(`${r.method} ${r.path}`));
       assert.ok(
