@@ -47,6 +47,8 @@ describe('files sharing: nobody sees what was not shared with them; user and gro
     await suite?.close();
   });
 
+  /** Everywhere a file shared with the caller is found (not `root:mine`: it is not theirs). */
+  const SHARED_SIGHTINGS = ['root:all', 'root:shared_with_me', 'search', 'picker', 'get'];
   /** Where a caller may find a file: root listings (each scope), search, the picker, by id. */
   const sightings = async (who: Acting, file: FileNode): Promise<string[]> => {
     const seen: string[] = [];
@@ -110,13 +112,7 @@ describe('files sharing: nobody sees what was not shared with them; user and gro
     await fileWithStatus(a, f.id, 'RAG Available');
     const shared = await shareWith(a, `/v1/files/${f.id}`, 'user', users().admin.id, 'viewer');
     assert.equal(shared.status, 200, shared.text);
-    assert.deepEqual(await sightings(b, f), [
-      'root:all',
-      'root:shared_with_me',
-      'search',
-      'picker',
-      'get',
-    ]);
+    assert.deepEqual(await sightings(b, f), SHARED_SIGHTINGS);
     assert.equal(((await b.call('GET', `/v1/files/${f.id}`)).json() as FileNode).role, 'viewer');
     assert.equal((await b.call('GET', `/v1/files/${f.id}/content`)).text, 'notes');
     assertCode(
@@ -203,13 +199,7 @@ describe('files sharing: nobody sees what was not shared with them; user and gro
     await fileWithStatus(a, f.id, 'RAG Available');
     const r = await shareWith(a, `/v1/files/${f.id}`, 'group', groupId, 'viewer');
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual(await sightings(c, f), [
-      'root:all',
-      'root:shared_with_me',
-      'search',
-      'picker',
-      'get',
-    ]);
+    assert.deepEqual(await sightings(c, f), SHARED_SIGHTINGS);
     assert.deepEqual(await sightings(b, f), [], 'not a member of the group');
 
     await setGroupMember(acme, groupId, users().outsider.id, false);
@@ -239,13 +229,7 @@ describe('files sharing: nobody sees what was not shared with them; user and gro
       );
       assert.deepEqual(await sightings(b, f), [], 'not yet in the subgroup');
       await setGroupMember(acme, subId, users().admin.id, true);
-      assert.deepEqual(await sightings(b, f), [
-        'root:all',
-        'root:shared_with_me',
-        'search',
-        'picker',
-        'get',
-      ]);
+      assert.deepEqual(await sightings(b, f), SHARED_SIGHTINGS);
       await setGroupMember(acme, subId, users().admin.id, false);
       assert.deepEqual(await sightings(b, f), []);
     } finally {

@@ -64,7 +64,7 @@ describe('the directory blob store', function () {
     const commit = async (text: string) =>
       (await store.stage(Readable.from([Buffer.from(text)]), 100)).commit();
     const old = await commit('old');
-    const fresh = await commit('fresh');
+    await commit('fresh'); // written now: not listed
     const past = new Date(Date.now() - 3_600_000);
     await utimes(join(dir, 'blobs', old.slice(0, 2), old), past, past);
     await writeFile(join(dir, 'blobs', old.slice(0, 2), 'not-a-key'), 'x'); // never listed
@@ -76,7 +76,6 @@ describe('the directory blob store', function () {
     const keys: string[] = [];
     for await (const k of store.keysWrittenBefore(cut)) keys.push(k);
     assert.deepEqual(keys, [old]);
-    assert.ok(!keys.includes(fresh));
     assert.equal(await store.removeStaleStaged(cut), 1);
     assert.equal((await filesUnder(dir)).filter((f) => f.startsWith('tmp/')).length, 1);
     await recent.commit(); // the one in progress is untouched

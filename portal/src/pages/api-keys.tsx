@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, ApiError } from '../api';
 import { ErrorMessage } from '../components/error-message';
+import { ListStatus, TableHead } from '../components/list';
 import { Field } from '../components/field';
 import { when } from '../format';
 import type { ApiKey, CreatedApiKey } from '../types';
@@ -105,22 +106,22 @@ export default function ApiKeys() {
       <h2>{t('apiKeys.list')}</h2>
       {revoked && <p role="status">{t('apiKeys.revoked', { name: revoked })}</p>}
       {revoke.isError && <ErrorMessage error={revoke.error} />}
-      {keys.isPending && <p>{t('app.loading')}</p>}
-      {keys.isError && <ErrorMessage error={keys.error} onRetry={() => void keys.refetch()} />}
-      {keys.data && keys.data.api_keys.length === 0 && <p>{t('apiKeys.empty')}</p>}
+      <ListStatus
+        query={keys}
+        empty={keys.data?.api_keys.length === 0}
+        emptyText={t('apiKeys.empty')}
+      />
       {keys.data && keys.data.api_keys.length > 0 && (
         <table>
-          <thead>
-            <tr>
-              <th scope="col">{t('apiKeys.name')}</th>
-              <th scope="col">{t('apiKeys.prefix')}</th>
-              <th scope="col">{t('apiKeys.createdAt')}</th>
-              <th scope="col">{t('apiKeys.lastUsed')}</th>
-              <th scope="col">
-                <span className="visually-hidden">{t('tenants.actions')}</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead
+            columns={[
+              t('apiKeys.name'),
+              t('apiKeys.prefix'),
+              t('apiKeys.createdAt'),
+              t('apiKeys.lastUsed'),
+              <span className="visually-hidden">{t('tenants.actions')}</span>,
+            ]}
+          />
           <tbody>
             {keys.data.api_keys.map((k) => (
               <tr key={k.id}>

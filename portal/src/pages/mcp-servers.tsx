@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'wouter';
 import { api } from '../api';
-import { ErrorMessage } from '../components/error-message';
+import { ListStatus, TableHead } from '../components/list';
 import { Field } from '../components/field';
 import { useMe } from '../session';
 import { STATUS_LABEL, statusKind, type StatusKind } from '../mcp-status';
@@ -85,21 +85,19 @@ export default function McpServers() {
           )}
         </Field>
       </div>
-      {list.isError && <ErrorMessage error={list.error} onRetry={() => void list.refetch()} />}
-      {list.isPending && <p>{t('app.loading')}</p>}
-      {list.data && shown.length === 0 && <p>{t('mcp.empty')}</p>}
+      <ListStatus query={list} empty={shown.length === 0} emptyText={t('mcp.empty')} />
       {shown.length > 0 && (
         <table>
-          <thead>
-            <tr>
-              <th scope="col">{t('mcp.displayName')}</th>
-              <th scope="col">{t('mcp.runtime')}</th>
-              <th scope="col">{t('mcp.status')}</th>
-              <th scope="col">{t('mcp.credential')}</th>
-              <th scope="col">{t('mcp.tools')}</th>
-              <th scope="col">{t('mcp.gatewayUrl')}</th>
-            </tr>
-          </thead>
+          <TableHead
+            columns={[
+              t('mcp.displayName'),
+              t('mcp.runtime'),
+              t('mcp.status'),
+              t('mcp.credential'),
+              t('mcp.tools'),
+              t('mcp.gatewayUrl'),
+            ]}
+          />
           <tbody>
             {shown.map((s) => (
               <tr key={s.id} data-name={s.name}>

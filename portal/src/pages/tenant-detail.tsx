@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
 import { api, ApiError } from '../api';
 import { ErrorMessage } from '../components/error-message';
+import { TableHead } from '../components/list';
 import { Field } from '../components/field';
 import { when } from '../format';
 import type { Tenant } from '../types';
@@ -99,15 +100,15 @@ export default function TenantDetail({ params }: { params: Record<string, string
         <p>{t('tenant.noConditions')}</p>
       ) : (
         <table>
-          <thead>
-            <tr>
-              <th scope="col">{t('tenant.condition.type')}</th>
-              <th scope="col">{t('tenant.condition.status')}</th>
-              <th scope="col">{t('tenant.condition.reason')}</th>
-              <th scope="col">{t('tenant.condition.message')}</th>
-              <th scope="col">{t('tenant.condition.since')}</th>
-            </tr>
-          </thead>
+          <TableHead
+            columns={[
+              t('tenant.condition.type'),
+              t('tenant.condition.status'),
+              t('tenant.condition.reason'),
+              t('tenant.condition.message'),
+              t('tenant.condition.since'),
+            ]}
+          />
           <tbody>
             {tenant.conditions.map((c) => (
               <tr key={c.type} data-condition={c.type}>

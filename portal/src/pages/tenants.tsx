@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'wouter';
 import { api, ApiError } from '../api';
 import { ErrorMessage } from '../components/error-message';
+import { ListStatus, TableHead } from '../components/list';
 import { Field } from '../components/field';
 import { when } from '../format';
 import type { Tenant } from '../types';
@@ -54,22 +55,24 @@ export default function Tenants() {
           )}
         </Field>
       </div>
-      {list.isError && <ErrorMessage error={list.error} onRetry={() => void list.refetch()} />}
-      {list.isPending && <p>{t('app.loading')}</p>}
-      {list.data && list.data.tenants.length === 0 && <p>{t('tenants.empty')}</p>}
+      <ListStatus
+        query={list}
+        empty={list.data?.tenants.length === 0}
+        emptyText={t('tenants.empty')}
+      />
       {list.data && list.data.tenants.length > 0 && (
         <table>
-          <thead>
-            <tr>
-              <th scope="col">{t('tenants.slug')}</th>
-              <th scope="col">{t('tenants.displayName')}</th>
-              <th scope="col">{t('tenants.phase')}</th>
-              <th scope="col">{t('tenants.identity')}</th>
-              <th scope="col">{t('tenants.database')}</th>
-              <th scope="col">{t('tenants.updated')}</th>
-              <th scope="col">{t('tenants.actions')}</th>
-            </tr>
-          </thead>
+          <TableHead
+            columns={[
+              t('tenants.slug'),
+              t('tenants.displayName'),
+              t('tenants.phase'),
+              t('tenants.identity'),
+              t('tenants.database'),
+              t('tenants.updated'),
+              t('tenants.actions'),
+            ]}
+          />
           <tbody>
             {list.data.tenants.map((tenant) => (
               <tr key={tenant.id} data-slug={tenant.slug}>
