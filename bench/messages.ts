@@ -5,6 +5,7 @@
 // first token (the first word of the answer arriving) and total time (the stream's end), with
 // the same client code (fetch, keep-alive) on both sides. Real API in process, PostgreSQL
 // catalogue, an API key as the vendor's SDK sends it.
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadApiConfig, startApi } from '@aiplane/api';
 import {
@@ -13,6 +14,7 @@ import {
   freePort,
   passwordGrant,
   startBundled,
+  startProcess,
   startOpenAiTestBackend,
   waitFor,
   type LocalEnvironment,
@@ -68,16 +70,67 @@ function summary(v: number[]): { p50: number; p90: number; p99: number } {
 
 /** Both sides, interleaved: warm-up, then REQUESTS of each; the percentiles and what was added. */
 async function compare(direct: () => Promise<Timing>, viaApi: () => Promise<Timing>) {
-  for (let i = 0; i < WARM_UP; i++) {
-    await direct();
-    await viaApi();
-  }
+  const { direct: d, others } = await interleaved(direct, { api: viaApi });
+  return added(d, others.api as Timing[]);
+}
+
+/**
+ * CPU time a process has used so far, in ms: its main thread (JavaScript) and all its threads
+ * (with the garbage collector's and libuv's).
+ */
+function cpuMs(pid: number): { mainThread: number; allThreads: number } {
+  const of = (task: string) =>
+    Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  let all = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) all += of(task);
+  return { mainThread: of(String(pid)), allThreads: all };
+}
+
+/**
+ * Each side in turn (direct, then each other), warm-up first; every side's timings, and the CPU
+ * each process in `pids` used per request while they were taken (it does not depend on what
+ * else runs on the machine, as latency does).
+ */
+async function interleaved(
+  direct: () => Promise<Timing>,
+  sides: Record<string, () => Promise<Timing>>,
+  pids: Record<string, number> = {},
+): Promise<{
+  direct: Timing[];
+  others: Record<string, Timing[]>;
+  cpuPerRequestMs: Record<string, { mainThread: number; allThreads: number }>;
+}> {
+  const names = Object.keys(sides);
+  const run = async (keep: boolean, d: Timing[], others: Record<string, Timing[]>) => {
+    const t = await direct();
+    if (keep) d.push(t);
+    for (const name of names) {
+      const o = await (sides[name] as () => Promise<Timing>)();
+      if (keep) (others[name] ??= []).push(o);
+    }
+  };
   const d: Timing[] = [];
-  const a: Timing[] = [];
-  for (let i = 0; i < REQUESTS; i++) {
-    d.push(await direct());
-    a.push(await viaApi());
-  }
+  const others: Record<string, Timing[]> = {};
+  for (let i = 0; i < WARM_UP; i++) await run(false, d, others);
+  const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMs(pid)]));
+  for (let i = 0; i < REQUESTS; i++) await run(true, d, others);
+  const cpuPerRequestMs = Object.fromEntries(
+    Object.entries(pids).map(([k, pid]) => {
+      const [now, then] = [cpuMs(pid), before[k] as { mainThread: number; allThreads: number }];
+      return [
+        k,
+        {
+          mainThread: ms((now.mainThread - then.mainThread) / REQUESTS),
+          allThreads: ms((now.allThreads - then.allThreads) / REQUESTS),
+        },
+      ];
+    }),
+  );
+  return { direct: d, others, cpuPerRequestMs };
+}
+
+/** The percentiles of both sides and what the second added at p50. */
+function added(d: Timing[], a: Timing[]) {
   const of = (t: Timing[], k: keyof Timing) => t.map((x) => x[k]);
   const ttft = { direct: summary(of(d, 'ttft')), api: summary(of(a, 'ttft')) };
   const total = { direct: summary(of(d, 'total')), api: summary(of(a, 'total')) };
@@ -117,10 +170,27 @@ export async function messagesOverhead(env: LocalEnvironment): Promise<void> {
     benchLogger(env.controlPlane.logDir, 'messages-api', 'warn'),
     { kc: env.controlPlane.kubeConfig() },
   );
+  // The floor: a minimal Node.js proxy to the same backend, in a process of its own.
+  const floorPort = await freePort();
+  const floor = startProcess({
+    name: 'bench-messages-floor-proxy',
+    command: process.execPath,
+    args: [
+      '--import',
+      'tsx',
+      join(import.meta.dirname, 'floor-proxy.ts'),
+      String(floorPort),
+      backend.baseUrl,
+    ],
+    env: process.env,
+    logFile: join(env.controlPlane.logDir, 'bench-messages-floor-proxy.log'),
+  });
+  const floorUrl = `http://127.0.0.1:${floorPort}`;
   const processUrl = `http://127.0.0.1:${port}`;
   const inProcessUrl = `http://127.0.0.1:${inProcess.port}`;
   try {
     await waitFor('the API process', async () => (await fetch(`${processUrl}/readyz`)).ok);
+    await waitFor('the floor proxy', async () => (await fetch(floorUrl)).status > 0);
     const organization = kc.organization.id;
     const admin = (await passwordGrant(kc, kc.users.admin)).access_token;
     const member = (await passwordGrant(kc, kc.users.member)).access_token;
@@ -161,9 +231,9 @@ export async function messagesOverhead(env: LocalEnvironment): Promise<void> {
         },
       );
     // What the API sends the backend for that request (translate-request.ts).
-    const direct = () =>
+    const backendRequest = (url: string) => () =>
       timed(
-        `${backend.baseUrl}/chat/completions`,
+        url,
         {},
         {
           model: 'bench-7b',
@@ -174,19 +244,41 @@ export async function messagesOverhead(env: LocalEnvironment): Promise<void> {
         },
       );
 
-    const ownProcess = await compare(direct, viaApi(processUrl));
+    const direct = backendRequest(`${backend.baseUrl}/chat/completions`);
+    const viaFloor = backendRequest(`${floorUrl}/chat/completions`);
+    // The API in its own process and the floor proxy in its own, in one interleaved run.
+    const {
+      direct: d,
+      others,
+      cpuPerRequestMs,
+    } = await interleaved(
+      direct,
+      { api: viaApi(processUrl), floor: viaFloor },
+      { api: child.child.pid as number, floor: floor.child.pid as number },
+    );
+    const ownProcess = added(d, others.api as Timing[]);
+    const floorAdded = added(d, others.floor as Timing[]);
     const sameProcess = await compare(direct, viaApi(inProcessUrl));
     writeResult('messages', {
       requests: REQUESTS,
       warmUp: WARM_UP,
       answerChunks: ANSWER.split(' ').length,
       ...ownProcess,
+      cpuPerRequestMs,
+      floorProxy: {
+        timeToFirstTokenMs: floorAdded.timeToFirstTokenMs,
+        totalMs: floorAdded.totalMs,
+        apiBeyondTheFloorAtP50: ms(
+          ownProcess.timeToFirstTokenMs.addedAtP50 - floorAdded.timeToFirstTokenMs.addedAtP50,
+        ),
+      },
       apiInTheBenchmarkProcess: sameProcess,
       goal: 'at most 1 ms added at p50 (issue 17)',
-      note: 'streaming messages request (X-Api-Key, anthropic-model-<name>) through the API vs the same chat completion sent straight to the OpenAI-compatible test backend (fixed 25-word answer, one chunk per word, no delay); sequential, interleaved, same fetch client; the main figures with the API in a process of its own (as deployed: the image’s compiled bundle, node api.mjs), apiInTheBenchmarkProcess with the API sharing the client’s and backend’s event loop; everything on loopback on the same 2 cores',
+      note: 'streaming messages request (X-Api-Key, anthropic-model-<name>) through the API vs the same chat completion sent straight to the OpenAI-compatible test backend (fixed 25-word answer, one chunk per word, no delay); sequential, interleaved, same fetch client; the main figures with the API in a process of its own (as deployed: the image’s compiled bundle, node api.mjs), floorProxy: a minimal Node.js proxy (bench/floor-proxy.ts: node:http, an undici pool, bytes copied; no auth, no translation) in a process of its own, interleaved in the same run, and what the API adds beyond it; cpuPerRequestMs: CPU each process used per request (/proc schedstat), which does not move with the machine’s load as latency does; apiInTheBenchmarkProcess with the API sharing the client’s and backend’s event loop; everything on loopback on the same 2 cores',
     });
   } finally {
     await child.stop();
+    await floor.stop();
     await inProcess.close();
     await backend.close();
   }

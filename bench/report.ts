@@ -1,7 +1,7 @@
 // What the benchmarks report: percentiles of what they measured, and their results.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '@aiplane/hack';
 
@@ -41,6 +41,8 @@ export function writeResult(name: string, result: Record<string, unknown>): void
       cpus: cpus().length,
       memoryGiB: Math.round(totalmem() / 2 ** 30),
       node: process.version,
+      // What else ran: latency on 2 cores moves with it (the 1-minute load average at the end).
+      loadAverage: Math.round((loadavg()[0] ?? 0) * 100) / 100,
     },
     ...result,
   };

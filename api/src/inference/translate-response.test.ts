@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { stopReasonOf, toAnthropicMessage, toolInput } from './translate-response.js';
+import { stopReasonOf, toAnthropicMessage, toolInput, vendorId } from './translate-response.js';
 
 describe('toAnthropicMessage: an OpenAI completion as the vendor’s message', function () {
   it('answers text with end_turn, the requested model, a msg_ id and the usage', function () {
@@ -75,5 +75,13 @@ describe('toAnthropicMessage: an OpenAI completion as the vendor’s message', f
     assert.deepEqual(toolInput('[1]'), {});
     assert.deepEqual(toolInput(''), {});
     assert.deepEqual(toolInput('{"a":1}'), { a: 1 });
+  });
+});
+
+describe('vendorId', function () {
+  it('gives well-formed ids that never repeat, across refills of its random pool', function () {
+    const ids = Array.from({ length: 1000 }, (_, i) => vendorId(i % 2 ? 'req' : 'toolu'));
+    for (const id of ids) assert.match(id, /^(req|toolu)_01[A-Za-z0-9]{24}$/);
+    assert.equal(new Set(ids.map((id) => id.slice(id.indexOf('_')))).size, ids.length);
   });
 });

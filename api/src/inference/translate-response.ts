@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type { AnswerBlock, AnthropicMessage, StopReason } from './anthropic-schema.js';
 
 /* The OpenAI chat-completions answer, as far as the platform reads it. */
@@ -25,11 +25,21 @@ export interface OpenAiChatResponse {
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
+/** Random bytes for ids, filled 128 ids at a time (one call to the CSPRNG, not one per id). */
+const ID_BYTES = 24;
+const pool = Buffer.alloc(ID_BYTES * 128);
+let poolAt = pool.length;
+
 /** A vendor-style id: the prefix and 24 base62 characters (`msg_…`, `toolu_…`, `req_…`). */
 export function vendorId(prefix: 'msg' | 'toolu' | 'req'): string {
-  const bytes = randomBytes(24);
+  if (poolAt + ID_BYTES > pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
   let out = `${prefix}_01`;
-  for (const b of bytes) out += ALPHABET[b % ALPHABET.length];
+  for (let i = poolAt; i < poolAt + ID_BYTES; i++)
+    out += ALPHABET[(pool[i] as number) % ALPHABET.length];
+  poolAt += ID_BYTES;
   return out;
 }
 
