@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { API_VERSION, MCP_SERVER_KIND, type McpServer } from '@aiplane/crds';
+import { kubeRequest } from '@aiplane/lib';
 import {
   AppsV1Api,
   CoreV1Api,
@@ -19,12 +20,14 @@ import {
 import {
   type LocalEnvironment,
   type ManagedProcess,
-  startOperatorFromSource,
+  operatorEnv,
+  startBundled,
   StopWaiting,
   waitFor,
 } from '@aiplane/hack';
+import { bundleImage } from '../hack/src/image/bundle.js';
 import { logProblems, printLogProblems, type LogProblems } from './logs.js';
-import { scrape, sumBy, total } from './prometheus.js';
+import { parsePrometheus, scrape, sumBy, total } from './prometheus.js';
 import { percentile, latencySummary, writeResult } from './report.js';
 import { memoryOf, rssMiB, sampleRss } from './sampling.js';
 
@@ -103,16 +106,22 @@ class Deadline {
   }
 }
 
-function startOperator(env: LocalEnvironment): ManagedProcess {
-  return startOperatorFromSource(env.info(), {
+/** The operator as deployed: the image's compiled bundle (node operator.mjs), its own process. */
+async function startOperator(env: LocalEnvironment): Promise<ManagedProcess> {
+  const image = join(env.dir, 'bench-mcp-image');
+  await bundleImage(image);
+  return startBundled({
     name: 'bench-mcp-operator',
-    logFile: join(env.controlPlane.logDir, 'bench-mcp-operator.log'),
+    file: join(image, 'operator.mjs'),
     env: {
+      ...process.env,
+      ...operatorEnv(env.info()),
       AIPLANE_OPERATOR_HEALTH_PORT: '0',
       AIPLANE_OPERATOR_LEADER_ELECTION: 'false',
       AIPLANE_OPERATOR_MCP_RECHECK_SECONDS: '3600',
       AIPLANE_LOG_LEVEL: 'info',
     },
+    logFile: join(env.controlPlane.logDir, 'bench-mcp-operator.log'),
   });
 }
 
@@ -323,12 +332,68 @@ async function watchSettle(
   return { atDone, atEnd, quietAt };
 }
 
+/** How long the operator is watched once quiet, for the issue's "idle minute". */
+const IDLE_MS = 60_000;
+
+/**
+ * The writes the apiserver served that only the operator makes here: any write to an McpServer
+ * (the benchmark writes none after creating them), and the patches of Deployments and Services
+ * (server-side apply; the controller-manager writes their status with PUT).
+ */
+async function operatorWrites(kc: KubeConfig): Promise<number> {
+  const text = await kubeRequest<string>(kc, { method: 'GET', path: '/metrics' });
+  let writes = 0;
+  for (const s of parsePrometheus(text)) {
+    if (s.name !== 'apiserver_request_total') continue;
+    const { verb = '', resource = '', subresource = '' } = s.labels;
+    if (!['POST', 'PUT', 'PATCH', 'DELETE', 'APPLY'].includes(verb)) continue;
+    if (
+      resource === 'mcpservers' ||
+      (['deployments', 'services'].includes(resource) && verb !== 'PUT' && subresource === '')
+    ) {
+      writes += s.value;
+    }
+  }
+  return writes;
+}
+
+/** Reconciles and writes during IDLE_MS once the operator went quiet (goal: none of either). */
+async function idleMinute(
+  kc: KubeConfig,
+  port: number,
+  deadline: Deadline,
+  alive: () => void,
+): Promise<{ ms: number; reconciles: number; writes: number }> {
+  const [r0, w0] = await deadline.bounded(
+    Promise.all([reconcileTotals(port, 'mcpserver'), operatorWrites(kc)]),
+  );
+  await deadline.bounded(sleep(IDLE_MS));
+  alive();
+  const [r1, w1] = await deadline.bounded(
+    Promise.all([reconcileTotals(port, 'mcpserver'), operatorWrites(kc)]),
+  );
+  return { ms: IDLE_MS, reconciles: total(r1) - total(r0), writes: w1 - w0 };
+}
+
+/** The watch events the McpServer controller received, by `resource event outcome`. */
+async function watchEvents(port: number): Promise<Record<string, number>> {
+  const events: Record<string, number> = {};
+  for (const s of await scrape(port)) {
+    if (s.name !== 'aiplane_watch_events_total' || s.labels.controller !== 'mcpserver') continue;
+    const { resource = '', event = '', outcome = '' } = s.labels;
+    events[`${resource} ${event} ${outcome}`] = s.value;
+  }
+  return events;
+}
+
 /** The benchmark's result, from what the run measured. */
 function report(
   count: number,
   s: Statuses,
   checked: Awaited<ReturnType<typeof checkChildren>>,
   settling: Settling,
+  idle: Awaited<ReturnType<typeof idleMinute>>,
+  events: Record<string, number>,
   memory: Record<string, number | null>,
 ): Record<string, unknown> {
   const latencies = s.names.map((n) =>
@@ -356,12 +421,17 @@ function report(
       // reconciling SETTLE_MAX_MS after the last status.
       quietAfterMs: settling.quietAt === undefined ? null : Math.round(settling.quietAt - s.start),
     },
+    // Once quiet: what the operator did in the next minute (apiserver_request_total).
+    idle,
+    // What woke the controller (aiplane_watch_events_total): queued, echo of its own write,
+    // or a child update that changed nothing it reads.
+    watchEvents: events,
     operatorMemoryMiB: memory,
     note:
       `status latency = create returned → status first seen by a LIST polled every ${POLL_MS} ms ` +
       '(a poll counts when its response arrived, so latencies include up to one poll interval ' +
       `plus the LIST time); RSS sampled every ${RSS_SAMPLE_MS} ms from /proc VmRSS; no kubelet, ` +
-      'so statuses end Ready=False; operator run from TypeScript sources (tsx)',
+      'so statuses end Ready=False; the operator runs from the image’s compiled bundle (node operator.mjs)',
   };
 }
 
@@ -372,7 +442,7 @@ export async function mcpServers(env: LocalEnvironment, count = COUNT): Promise<
 
   // The whole run is bounded: every await below races this deadline.
   const deadline = new Deadline(TIMEOUT_MS);
-  const operator = startOperator(env);
+  const operator = await startOperator(env);
   const pid = operator.child.pid as number;
   const alive = () => {
     if (operator.child.exitCode !== null || operator.child.signalCode !== null) {
@@ -404,9 +474,12 @@ export async function mcpServers(env: LocalEnvironment, count = COUNT): Promise<
 
     deadline.phase = 'watching the operator settle';
     const settling = await watchSettle(port, statuses.allStatusesAt, deadline, alive);
+    deadline.phase = 'an idle minute';
+    const idle = await idleMinute(kc, port, deadline, alive);
+    const events = await deadline.bounded(watchEvents(port));
 
     const end = memoryOf(pid);
-    result = report(count, statuses, checked, settling, {
+    result = report(count, statuses, checked, settling, idle, events, {
       idleRss: idleRss ?? null,
       peakRss: rss.peak(),
       rssAtAllStatuses: atAllStatusesRss ?? null,

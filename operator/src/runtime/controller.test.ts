@@ -10,6 +10,8 @@ import {
   type ReconcileOutcome,
 } from './controller.js';
 import { ConflictError, PermanentError } from '@aiplane/lib';
+import { OwnWrites } from './own-writes.js';
+import { StatusMemory } from './status-memory.js';
 import { FakeInformer } from './testing/fake-informer.js';
 
 const silent = pino({ level: 'silent' });
@@ -19,6 +21,23 @@ function tenant(name: string, resourceVersion = '1'): KubernetesObject {
     apiVersion: 'aiplane.io/v1alpha1',
     kind: 'TenantLifecycle',
     metadata: { name, resourceVersion },
+  };
+}
+
+type Obj = KubernetesObject & { status?: unknown };
+
+/** The namespace a TenantLifecycle owns. */
+function namespaceOf(owner: string, labels: Record<string, string> = {}): KubernetesObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: {
+      name: `tenant-${owner}`,
+      labels,
+      ownerReferences: [
+        { apiVersion: 'aiplane.io/v1alpha1', kind: 'TenantLifecycle', name: owner, uid: 'u1' },
+      ],
+    },
   };
 }
 
@@ -43,6 +62,11 @@ function setup(
     key: string,
     ctx: ReconcileContext<KubernetesObject>,
   ) => ReconcileOutcome | Promise<ReconcileOutcome>,
+  more: {
+    statusMemory?: StatusMemory;
+    changed?: (obj: KubernetesObject, old: KubernetesObject) => boolean;
+    ownWrites?: OwnWrites;
+  } = {},
 ) {
   const registry = new Registry();
   const primary = new FakeInformer<KubernetesObject>('tenantlifecycles');
@@ -54,8 +78,11 @@ function setup(
       {
         informer: namespaces,
         toKeys: ownerKeys({ group: 'aiplane.io', kind: 'TenantLifecycle', namespaced: false }),
+        ...(more.changed ? { changed: more.changed } : {}),
+        ...(more.ownWrites ? { ownWrites: more.ownWrites } : {}),
       },
     ],
+    ...(more.statusMemory ? { statusMemory: more.statusMemory } : {}),
     reconcile: async (key, ctx) => await reconcile(key, ctx),
     concurrency: 2,
     queue: { backoff: { baseMs: 1, maxMs: 4 } },
@@ -115,6 +142,93 @@ describe('Controller', () => {
     });
     await until(() => keys.length === 1, 'the owner reconcile');
     assert.deepEqual(keys, ['acme']);
+  });
+
+  it('requeues nothing for the watch event of its own status write, and reconciles a stale cache as written', async () => {
+    const seen: Array<[string, unknown]> = [];
+    const memory = new StatusMemory();
+    const t = setup(
+      (key, ctx) => {
+        seen.push([ctx.object?.metadata?.resourceVersion ?? '', (ctx.object as Obj).status]);
+      },
+      { statusMemory: memory },
+    );
+    controller = t.controller;
+    t.primary.put(tenant('acme', '7'));
+    t.primary.markSynced();
+    t.namespaces.markSynced();
+    void controller.run();
+    await until(() => seen.length === 1, 'the first reconcile');
+    // The reconcile wrote a status over version 7, which made version 8.
+    memory.remember('acme', '7', '8', { phase: 'Ready' });
+    t.primary.put({ ...tenant('acme', '8'), status: { phase: 'Ready' } } as Obj);
+    assert.equal(controller.queue.length, 0, 'its own write requeues nothing');
+    // Someone else's change (a later version) is reconciled.
+    t.primary.put({ ...tenant('acme', '9'), status: { phase: 'Pending' } } as Obj);
+    assert.equal(controller.queue.length + controller.queue.inFlight, 1);
+    await until(() => seen.length === 2, 'the reconcile of the change');
+    assert.deepEqual(seen[1], ['9', { phase: 'Pending' }]);
+    // A reconcile while the cache still shows the version a write was made over sees the write.
+    memory.remember('acme', '9', '10', { phase: 'Ready' });
+    t.namespaces.put(namespaceOf('acme'));
+    await until(() => seen.length === 3, 'the reconcile from the child');
+    assert.deepEqual(seen[2], ['10', { phase: 'Ready' }]);
+    // A deleted object is forgotten.
+    t.primary.remove('acme');
+    assert.equal(memory.size, 0);
+  });
+
+  it('maps only the child updates its `changed` calls changes', async () => {
+    const keys: string[] = [];
+    const t = setup(
+      (key) => {
+        keys.push(key);
+      },
+      { changed: (obj, old) => obj.metadata?.labels?.ready !== old.metadata?.labels?.ready },
+    );
+    controller = t.controller;
+    t.primary.markSynced();
+    t.namespaces.markSynced();
+    void controller.run();
+    t.namespaces.put(namespaceOf('acme', { ready: 'no' }));
+    await until(() => keys.length === 1, 'the add');
+    t.namespaces.put(namespaceOf('acme', { ready: 'no', other: 'x' }));
+    assert.equal(controller.queue.length + controller.queue.inFlight, 0, 'nothing it reads');
+    t.namespaces.put(namespaceOf('acme', { ready: 'yes' }));
+    await until(() => keys.length === 2, 'the change');
+    await until(() => controller?.queue.inFlight === 0, 'the reconcile to end');
+    assert.deepEqual(keys, ['acme', 'acme'], 'the owner of both versions is reconciled once');
+  });
+
+  it('maps nothing for the watch events of children it wrote itself', async () => {
+    const keys: string[] = [];
+    const applied = new OwnWrites();
+    const t = setup(
+      (key) => {
+        keys.push(key);
+      },
+      { ownWrites: applied },
+    );
+    controller = t.controller;
+    t.primary.markSynced();
+    t.namespaces.markSynced();
+    void controller.run();
+    const ns = (rv: string) => ({
+      ...namespaceOf('acme'),
+      metadata: { ...namespaceOf('acme').metadata, resourceVersion: rv },
+    });
+    applied.remember(ns('3'));
+    t.namespaces.put(ns('3'));
+    assert.equal(controller.queue.length + controller.queue.inFlight, 0, 'its own create');
+    t.namespaces.put(ns('4'));
+    await until(() => keys.length === 1, 'the reconcile of a change by someone else');
+    await until(() => controller?.queue.inFlight === 0, 'the reconcile to end');
+    applied.remember(ns('5'));
+    t.namespaces.put(ns('5'));
+    assert.equal(controller.queue.length + controller.queue.inFlight, 0, 'its own update');
+    t.namespaces.remove('tenant-acme');
+    assert.equal(applied.size, 0, 'a deleted child is forgotten');
+    await until(() => keys.length === 2, 'the reconcile of the deletion');
   });
 
   const failures: Array<{ name: string; error: unknown; retried: boolean; result: string }> = [

@@ -3,13 +3,23 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { classifyError } from '@aiplane/lib';
 import type { InformerLike } from '@aiplane/lib';
-import { runtimeMetrics, type ReconcileResult, type RuntimeMetrics } from './metrics.js';
+import {
+  runtimeMetrics,
+  type ReconcileResult,
+  type RuntimeMetrics,
+  type WatchEventOutcome,
+} from './metrics.js';
 import { objectKey } from '@aiplane/lib';
+import type { OwnWrites } from './own-writes.js';
+import type { StatusMemory } from './status-memory.js';
 import { WorkQueue, type WorkQueueOptions } from './work-queue.js';
 
 export interface ReconcileContext<T> {
   key: string;
-  /** The primary object from the informer cache when the reconcile started; absent once deleted. */
+  /**
+   * The primary object from the informer cache when the reconcile started (with the status this
+   * controller last wrote, while the cache has not caught up: StatusMemory); absent once deleted.
+   */
   object: T | undefined;
   /** Aborted when the controller must stop writing (lost leadership, shutdown grace over). */
   signal: AbortSignal;
@@ -27,6 +37,14 @@ export type Reconciler<T> = (key: string, ctx: ReconcileContext<T>) => Promise<R
 export interface WatchedSource<S extends KubernetesObject = KubernetesObject> {
   informer: InformerLike<S>;
   toKeys(obj: S): string[];
+  /**
+   * Whether an update changed anything the reconcile reads (default: every update does). A
+   * Deployment's status, for one, changes many times while it rolls out, and most of those
+   * changes say nothing new to its owner.
+   */
+  changed?(obj: S, old: S): boolean;
+  /** The versions the reconcile's own writes made: their events requeue nothing. */
+  ownWrites?: OwnWrites;
 }
 
 export interface ControllerOptions<T extends KubernetesObject> {
@@ -36,6 +54,11 @@ export interface ControllerOptions<T extends KubernetesObject> {
   /** Owned (or otherwise related) kinds mapped to primary keys. */
   watches?: WatchedSource[];
   reconcile: Reconciler<T>;
+  /**
+   * What the reconcile last wrote to each primary's status (writeStatus with it): the watch
+   * event of that write requeues nothing, and a deleted primary's entry is dropped.
+   */
+  statusMemory?: StatusMemory;
   /** Parallel reconciles (different keys only); default 1. */
   concurrency?: number;
   queue?: Omit<WorkQueueOptions, 'onDepthChange'>;
@@ -99,17 +122,49 @@ export class Controller<T extends KubernetesObject> {
     depth.set(0);
     this.queue = new WorkQueue({ ...options.queue, onDepthChange: (d) => depth.set(d) });
 
-    const enqueue = (obj: T) => this.queue.add(objectKey(obj));
-    this.primary.on({ add: enqueue, update: enqueue, delete: enqueue });
+    const memory = options.statusMemory;
+    const count = (resource: string, event: string, outcome: WatchEventOutcome) =>
+      this.metrics.watchEvents.inc({ controller: options.name, resource, event, outcome });
+    const primaryResource = this.primary.resource;
+    this.primary.on({
+      add: (obj) => {
+        count(primaryResource, 'add', 'queued');
+        this.queue.add(objectKey(obj));
+      },
+      update: (obj) => {
+        const echo = memory?.isEcho(obj) === true;
+        count(primaryResource, 'update', echo ? 'echo' : 'queued');
+        if (!echo) this.queue.add(objectKey(obj));
+      },
+      delete: (obj) => {
+        memory?.forget(objectKey(obj));
+        count(primaryResource, 'delete', 'queued');
+        this.queue.add(objectKey(obj));
+      },
+    });
     for (const source of this.watched) {
-      const map = (obj: KubernetesObject) => source.toKeys(obj).forEach((k) => this.queue.add(k));
+      const { resource } = source.informer;
+      const own = source.ownWrites;
+      const map = (event: string, ...objs: KubernetesObject[]) => {
+        count(resource, event, 'queued');
+        // Each owner once: a key added again while its reconcile runs would run it twice.
+        for (const k of new Set(objs.flatMap((o) => source.toKeys(o)))) this.queue.add(k);
+      };
       source.informer.on({
-        add: map,
-        update: (obj, old) => {
-          map(old);
-          map(obj);
+        add: (obj) => {
+          if (own?.isEcho(obj) === true) count(resource, 'add', 'echo');
+          else map('add', obj);
         },
-        delete: map,
+        update: (obj, old) => {
+          if (own?.isEcho(obj) === true) count(resource, 'update', 'echo');
+          else if (source.changed && !source.changed(obj, old)) {
+            count(resource, 'update', 'unchanged');
+          } else map('update', old, obj);
+        },
+        delete: (obj) => {
+          own?.forget(obj);
+          map('delete', obj);
+        },
       });
     }
   }
@@ -164,7 +219,9 @@ export class Controller<T extends KubernetesObject> {
     try {
       const outcome = await this.options.reconcile(key, {
         key,
-        object: this.primary.get(key),
+        object: this.options.statusMemory
+          ? this.options.statusMemory.view(this.primary.get(key))
+          : this.primary.get(key),
         signal: this.stopping.signal,
         logger,
         attempt: this.queue.numRequeues(key),

@@ -41,6 +41,8 @@ export {
   replacingMergePatch,
   type StatusTarget,
 } from './status-writer.js';
+export { OwnWrites } from './own-writes.js';
+export { StatusMemory } from './status-memory.js';
 export { type StatusKind, type StatusObject, writeStatus } from './write-status.js';
 export {
   DEFAULT_QUEUE_BACKOFF,

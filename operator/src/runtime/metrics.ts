@@ -7,7 +7,11 @@ export interface RuntimeMetrics {
   reconcileDuration: Histogram<'controller' | 'result'>;
   workqueueDepth: Gauge<'controller'>;
   watchRestarts: Counter<'resource'>;
+  watchEvents: Counter<'controller' | 'resource' | 'event' | 'outcome'>;
 }
+
+/** What a watch event did: queued its keys, or nothing (an echo of an own write, no change read). */
+export type WatchEventOutcome = 'queued' | 'echo' | 'unchanged';
 
 /**
  * The metric `name` already registered in `registry`, or the one `create` makes for it there:
@@ -65,6 +69,16 @@ export function runtimeMetrics(registry: Registry): RuntimeMetrics {
           ...common,
           help: 'Informer restarts after a list or watch error, by resource.',
           labelNames: ['resource'],
+        }),
+    ),
+    watchEvents: metric(
+      registry,
+      'aiplane_watch_events_total',
+      (common) =>
+        new Counter({
+          ...common,
+          help: 'Watch events a controller received, by resource, event (add, update, delete) and outcome (queued; echo: the event of its own write; unchanged: nothing the reconcile reads changed).',
+          labelNames: ['controller', 'resource', 'event', 'outcome'],
         }),
     ),
   };

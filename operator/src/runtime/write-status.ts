@@ -1,4 +1,5 @@
 import type { CustomObjectsApi, KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { StatusMemory } from './status-memory.js';
 import { patchStatus, type PatchStatusResult } from './status-writer.js';
 
 /** A kind of custom object whose status a controller writes, and how it writes it. */
@@ -26,7 +27,7 @@ export interface StatusObject<S> {
  * The one way a controller writes an object's status: `next` over the status the object
  * carries, through the `/status` subresource, and no request at all when they are equal
  * (see {@link patchStatus}: a vanished object answers `gone`, a failed precondition throws
- * a `ConflictError`).
+ * a `ConflictError`). With `memory`, each write is remembered (see {@link StatusMemory}).
  */
 export async function writeStatus<
   S extends Record<string, unknown>,
@@ -36,15 +37,17 @@ export async function writeStatus<
   kind: StatusKind,
   object: StatusObject<S>,
   next: S,
+  memory?: StatusMemory,
 ): Promise<PatchStatusResult<T>> {
-  const { name, namespace, resourceVersion } = object.metadata;
-  return patchStatus<T>(
+  const { name = '', namespace, resourceVersion } = object.metadata;
+  const key = kind.namespaced ? `${namespace ?? ''}/${name}` : name;
+  const result = await patchStatus<T>(
     client,
     {
       group: kind.group,
       version: kind.version,
       plural: kind.plural,
-      name: name ?? '',
+      name,
       ...(kind.namespaced ? { namespace: namespace ?? '' } : {}),
       ...(kind.precondition && resourceVersion ? { resourceVersion } : {}),
     },
@@ -52,4 +55,14 @@ export async function writeStatus<
     object.status ?? {},
     kind.fieldManager === undefined ? {} : { fieldManager: kind.fieldManager },
   );
+  if (memory && result.outcome === 'patched') {
+    const written = result.object as StatusObject<S>;
+    const after = written.metadata.resourceVersion;
+    if (resourceVersion !== undefined && after !== undefined) {
+      memory.remember(key, resourceVersion, after, written.status ?? next);
+    }
+  } else if (memory && result.outcome === 'gone') {
+    memory.forget(key);
+  }
+  return result;
 }

@@ -1,6 +1,6 @@
 import type { KubeConfig, V1Deployment, V1Service } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { EventRecorder } from '../../runtime/index.js';
+import type { EventRecorder, OwnWrites, StatusMemory } from '../../runtime/index.js';
 import type { Handshake } from './handshake.js';
 import type { RememberedHandshake, Timing } from './plan.js';
 
@@ -10,6 +10,8 @@ export interface McpServerControllerDeps {
   kc: KubeConfig;
   logger: Logger;
   events: EventRecorder;
+  /** What the controller last wrote to each server's status (runtime/status-memory.ts). */
+  statusMemory: StatusMemory;
   now: () => Date;
   handshake: Handshake;
   /**
@@ -29,5 +31,7 @@ export interface McpServerControllerDeps {
   children: {
     deployment(namespace: string, name: string): V1Deployment | undefined;
     service(namespace: string, name: string): V1Service | undefined;
+    /** The versions of the children this controller applied (their watch events are echoes). */
+    applied: { deployments: OwnWrites; services: OwnWrites };
   };
 }

@@ -10,7 +10,14 @@ import {
 } from '@aiplane/crds';
 import { ResilientInformer } from '@aiplane/lib';
 import type { OperatorDeps } from '../../operator.js';
-import { Controller, labelSelector, ownerKeys } from '../../runtime/index.js';
+import {
+  Controller,
+  labelSelector,
+  OwnWrites,
+  ownerKeys,
+  StatusMemory,
+} from '../../runtime/index.js';
+import { childFacts, deploymentFacts, factsChanged } from './child-facts.js';
 import type { McpServerControllerDeps } from './deps.js';
 import { sdkHandshake } from './handshake.js';
 import { reconcileMcpServer } from './reconcile.js';
@@ -26,8 +33,11 @@ export function mcpServerController(deps: OperatorDeps): Controller<McpServer> {
     new ResilientInformer<T>({ kc, path, resource, labelSelector: CHILDREN, logger });
   const deployments = informer<V1Deployment>('/apis/apps/v1/deployments', 'deployments');
   const services = informer<V1Service>('/api/v1/services', 'services');
+  const statusMemory = new StatusMemory();
+  const applied = { deployments: new OwnWrites(), services: new OwnWrites() };
   const d: McpServerControllerDeps = {
     kc,
+    statusMemory,
     logger,
     events,
     now: () => new Date(),
@@ -38,6 +48,7 @@ export function mcpServerController(deps: OperatorDeps): Controller<McpServer> {
     children: {
       deployment: (namespace, name) => deployments.get(`${namespace}/${name}`),
       service: (namespace, name) => services.get(`${namespace}/${name}`),
+      applied,
     },
   };
   const toKeys = ownerKeys({ group: GROUP, kind: MCP_SERVER_KIND, namespaced: true });
@@ -50,9 +61,20 @@ export function mcpServerController(deps: OperatorDeps): Controller<McpServer> {
       logger,
     }),
     watches: [
-      { informer: deployments, toKeys },
-      { informer: services, toKeys },
+      {
+        informer: deployments,
+        toKeys,
+        changed: factsChanged(deploymentFacts),
+        ownWrites: applied.deployments,
+      },
+      {
+        informer: services,
+        toKeys,
+        changed: factsChanged(childFacts),
+        ownWrites: applied.services,
+      },
     ],
+    statusMemory,
     reconcile: (_key, ctx) => reconcileMcpServer(d, ctx),
     concurrency: 8,
     registry,

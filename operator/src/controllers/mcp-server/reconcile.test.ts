@@ -3,7 +3,7 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import type { McpServer, McpServerStatus } from '@aiplane/crds';
 import { sendJson, startFakeApiServer, type FakeApiServer } from '@aiplane/lib/testing';
 import pino from 'pino';
-import type { ReconcileOutcome } from '../../runtime/index.js';
+import { OwnWrites, type ReconcileOutcome, StatusMemory } from '../../runtime/index.js';
 import type { McpServerControllerDeps } from './deps.js';
 import type { HandshakeResult } from './handshake.js';
 import { reconcileMcpServer } from './reconcile.js';
@@ -112,6 +112,7 @@ describe('McpServer reconcile: the handshake between re-checks', () => {
       kc: cluster.api.kc,
       logger: pino({ level: 'silent' }),
       events: { record: () => undefined },
+      statusMemory: new StatusMemory(),
       now: () => new Date(clock),
       handshake: (url) => {
         dialled.push(url);
@@ -120,7 +121,11 @@ describe('McpServer reconcile: the handshake between re-checks', () => {
       resolveWorkload: (url) => url,
       timing: { recheckMs: RECHECK_MS, minBackoffMs: 2_000, maxBackoffMs: 60_000 },
       handshakes: new Map(),
-      children: { deployment: () => undefined, service: () => undefined },
+      children: {
+        deployment: () => undefined,
+        service: () => undefined,
+        applied: { deployments: new OwnWrites(), services: new OwnWrites() },
+      },
     };
   });
   afterEach(async () => {

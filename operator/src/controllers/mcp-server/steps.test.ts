@@ -3,6 +3,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { McpServer, McpServerStatus } from '@aiplane/crds';
 import { kubeStatus, sendJson, startFakeApiServer } from '@aiplane/lib/testing';
 import pino from 'pino';
+import { OwnWrites, StatusMemory } from '../../runtime/index.js';
 import type { McpServerControllerDeps } from './deps.js';
 import {
   ensureWorkload,
@@ -50,12 +51,17 @@ function deps(
     events: {
       record: (_o, type, reason, message) => recorded.push(`${type} ${reason}: ${message}`),
     },
+    statusMemory: new StatusMemory(),
     now: () => NOW,
     handshake: () => Promise.reject(new Error('not dialled in these tests')),
     resolveWorkload: (url) => url,
     timing: TIMING,
     handshakes: new Map(),
-    children: { deployment: () => undefined, service: () => undefined },
+    children: {
+      deployment: () => undefined,
+      service: () => undefined,
+      applied: { deployments: new OwnWrites(), services: new OwnWrites() },
+    },
   };
 }
 

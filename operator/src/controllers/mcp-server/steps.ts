@@ -12,7 +12,12 @@ import {
   type McpServerStatus,
 } from '@aiplane/crds';
 import { isNotFound, kubeRequest } from '@aiplane/lib';
-import { type PatchStatusResult, type StatusKind, writeStatus } from '../../runtime/index.js';
+import {
+  type OwnWrites,
+  type PatchStatusResult,
+  type StatusKind,
+  writeStatus,
+} from '../../runtime/index.js';
 import { refusalText } from '../refusal.js';
 import { FIELD_MANAGER, type McpServerControllerDeps } from './deps.js';
 import type { HandshakeResult } from './handshake.js';
@@ -28,7 +33,7 @@ import {
 const APPLY = 'application/apply-patch+yaml';
 
 /** The hash of what this controller last applied, stamped on the child. */
-const APPLIED_HASH = 'aiplane.io/applied-hash';
+export const APPLIED_HASH = 'aiplane.io/applied-hash';
 
 /**
  * How an McpServer's status is written: as the operator's field manager, and only over the
@@ -49,7 +54,13 @@ export function writeServerStatus(
   server: McpServer,
   next: McpServerStatus,
 ): Promise<PatchStatusResult<McpServer>> {
-  return writeStatus<McpServerStatus, McpServer>(d.kc, MCP_SERVER_STATUS, server, next);
+  return writeStatus<McpServerStatus, McpServer>(
+    d.kc,
+    MCP_SERVER_STATUS,
+    server,
+    next,
+    d.statusMemory,
+  );
 }
 
 /** Server-side apply of an object this controller owns; answers the object as stored. */
@@ -72,6 +83,7 @@ async function ensure<T extends KubernetesObject>(
   cached: T | undefined,
   path: string,
   desired: T,
+  applied: OwnWrites,
 ): Promise<T> {
   const hash = createHash('sha256').update(JSON.stringify(desired)).digest('hex').slice(0, 32);
   if (cached?.metadata?.annotations?.[APPLIED_HASH] === hash) return cached;
@@ -82,7 +94,9 @@ async function ensure<T extends KubernetesObject>(
       annotations: { ...desired.metadata?.annotations, [APPLIED_HASH]: hash },
     },
   };
-  return apply<T>(d, path, stamped);
+  const stored = await apply<T>(d, path, stamped);
+  applied.remember(stored);
+  return stored;
 }
 
 /** The checksum of the server's environment; the values never leave this function. */
@@ -134,6 +148,7 @@ export async function ensureWorkload(
       d.children.deployment(namespace, name),
       `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`,
       mcpDeployment(server, { envChecksum: checksum }),
+      d.children.applied.deployments,
     );
     const service = mcpService(server);
     const serviceName = service.metadata?.name ?? '';
@@ -142,6 +157,7 @@ export async function ensureWorkload(
       d.children.service(namespace, serviceName),
       `/api/v1/namespaces/${namespace}/services/${serviceName}`,
       service,
+      d.children.applied.services,
     );
     return deployment;
   } catch (err) {

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { TenantRoleBinding } from '../../config.js';
 import type { DatabaseProvisioner } from '../../providers/database/index.js';
 import type { OrganizationProvider } from '../../providers/identity/index.js';
-import type { EventRecorder } from '../../runtime/index.js';
+import type { EventRecorder, StatusMemory } from '../../runtime/index.js';
 import type { NetworkPolicyDeps } from './ensure-network-policies.js';
 
 /** Test fault injection: SIGKILL the process right after this stage's side effect. */
@@ -18,6 +18,8 @@ export interface TenantControllerDeps {
   /** Absent when no shared database cluster is configured. */
   databases?: DatabaseProvisioner;
   events: EventRecorder;
+  /** What the controller last wrote to each tenant's status (runtime/status-memory.ts). */
+  statusMemory?: StatusMemory;
   logger: Logger;
   now: () => Date;
   /** How often a Ready tenant's services are re-checked. */

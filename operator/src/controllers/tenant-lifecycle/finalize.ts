@@ -36,14 +36,17 @@ export async function setFinalizer(
  */
 export async function finalizeTenant(
   d: TenantControllerDeps,
-  tl: TenantLifecycle,
+  cached: TenantLifecycle,
 ): Promise<ReconcileOutcome> {
+  let tl = cached;
   if (!(tl.metadata.finalizers ?? []).includes(FINALIZER)) return;
   const uid = tl.metadata.uid ?? '';
   const slug = tl.spec.slug;
   if (tl.status?.phase !== 'Deleting') {
     if (await writeTenantStatus(d, tl, { ...tl.status, phase: 'Deleting' })) {
       d.events.record(tl, 'Normal', 'DeletionStarted', `removing the services of tenant ${slug}`);
+      // The finalizer's removal below goes over the version this write made.
+      tl = d.statusMemory?.view(tl) ?? tl;
     }
   }
 
@@ -77,8 +80,8 @@ export async function finalizeTenant(
     if (!isNotFound(err)) throw err;
   }
 
-  // A stale resourceVersion (our own status write above) is a 409 and a quiet requeue; the
-  // event is recorded once, after the finalizer is really gone.
+  // A stale resourceVersion (a change since the cache's copy) is a 409 and a quiet requeue;
+  // the event is recorded once, after the finalizer is really gone.
   await setFinalizer(d, tl, false);
   d.events.record(tl, 'Normal', 'TenantDeleted', `every service of tenant ${slug} was removed`);
 }

@@ -9,7 +9,7 @@ import {
 import { ResilientInformer } from '@aiplane/lib';
 import type { OperatorDeps } from '../../operator.js';
 import { KeycloakOrganizations } from '../../providers/identity/index.js';
-import { Controller, labelSelector, ownerKeys } from '../../runtime/index.js';
+import { Controller, labelSelector, ownerKeys, StatusMemory } from '../../runtime/index.js';
 import type { DatabaseProvisioner } from '../../providers/database/index.js';
 import { MANAGED_BY, type TenantControllerDeps } from './deps.js';
 import type { NetworkPolicy } from './network-policies.js';
@@ -31,8 +31,10 @@ export function tenantLifecycleController(
     resource: 'networkpolicies',
     logger,
   });
+  const statusMemory = new StatusMemory();
   const d: TenantControllerDeps = {
     kc,
+    statusMemory,
     core: kc.makeApiClient(CoreV1Api),
     ...(t.identity ? { organizations: new KeycloakOrganizations(t.identity) } : {}),
     ...(databases ? { databases } : {}),
@@ -70,6 +72,7 @@ export function tenantLifecycleController(
       { informer: namespaces, toKeys },
       { informer: policies, toKeys },
     ],
+    statusMemory,
     reconcile: (key, ctx) => reconcileTenant(d, ctx),
     concurrency: 4,
     registry,

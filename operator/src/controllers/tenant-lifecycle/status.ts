@@ -34,6 +34,6 @@ export async function writeTenantStatus(
   const withoutTime = (s: TenantLifecycleStatus) => ({ ...s, lastUpdateTime: undefined });
   if (statusEqual(withoutTime(next), withoutTime(current))) return false;
   const stamped = { ...next, lastUpdateTime: formatKubeTime(d.now()) };
-  const result = await writeStatus(d.kc, TENANT_STATUS, tl, stamped);
+  const result = await writeStatus(d.kc, TENANT_STATUS, tl, stamped, d.statusMemory);
   return result.outcome === 'patched';
 }
