@@ -11,27 +11,14 @@ import { FolderChooser } from '../components/folder-chooser';
 import { ListStatus, TableHead } from '../components/list';
 import { SharePanel } from '../components/share-panel';
 import { childrenPage, folderTrail, nodePath } from '../files-api';
+import { folderHref, scopeOf, sizeText } from '../files-view';
 import { when } from '../format';
-import { inProgress, SCOPES, type FileNode, type Scope } from '../knowledge-types';
+import { inProgress, SCOPES, type FileNode } from '../knowledge-types';
 import { useMe } from '../session';
 import '../knowledge.css';
 
 /** How often a folder with files on their way to `RAG Available` is read again. */
 const PROCESSING_REFRESH_MS = 2000;
-
-const scopeOf = (search: string): Scope => {
-  const s = new URLSearchParams(search).get('scope');
-  return (SCOPES as readonly string[]).includes(s ?? '') ? (s as Scope) : 'all';
-};
-const folderHref = (folderId: string | null, scope: Scope) =>
-  `${folderId ? `/files/${folderId}` : '/files'}${scope === 'all' ? '' : `?scope=${scope}`}`;
-
-function size(bytes: number | null): string {
-  if (bytes === null) return '';
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
 
 type Panel = { kind: 'rename' | 'move' | 'share'; node: FileNode } | null;
 
@@ -232,7 +219,7 @@ export default function Files({ params }: { params: Record<string, string> }) {
                   )}
                 </td>
                 <td>{n.kind === 'file' && <FileStatusBadge node={n} />}</td>
-                <td>{size(n.size_bytes)}</td>
+                <td>{sizeText(n.size_bytes)}</td>
                 <td>{owner(n)}</td>
                 <td>{when(n.updated_at, t('common.never'))}</td>
                 <td>
