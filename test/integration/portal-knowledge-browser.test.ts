@@ -96,18 +96,24 @@ describe('the portal’s files, share panel, RAG picker and Custom GPTs in a bro
     const nav = (page: Page, name: string) =>
       page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
 
-    describe('as the admin', function () {
-      let context: BrowserContext;
-      let page: Page;
+    /** `user` signed in and acting in the tenant, in a browser context of the enclosing describe. */
+    function signedIn(user: 'admin' | 'member'): { context: BrowserContext; page: Page } {
+      const session = {} as { context: BrowserContext; page: Page };
       before(async function () {
-        context = await harness.browser.newContext();
-        page = await signInToTenant(context, 'admin');
+        session.context = await harness.browser.newContext();
+        session.page = await signInToTenant(session.context, user);
       });
       after(async function () {
-        await context?.close();
+        await session.context?.close();
       });
+      return session;
+    }
+
+    describe('as the admin', function () {
+      const session = signedIn('admin');
 
       it('uploads through the Files page with a progress bar of the bytes sent; an unsupported file ends `failed` with its reason', async function () {
+        const { page, context } = session;
         await nav(page, 'Files');
         await page.getByRole('heading', { name: 'Files', level: 1 }).waitFor();
         await page.getByText('Nothing here yet.').waitFor();
@@ -158,6 +164,7 @@ describe('the portal’s files, share panel, RAG picker and Custom GPTs in a bro
       });
 
       it('watches an uploaded document become `RAG Available` and finds it by searching in documents', async function () {
+        const { page } = session;
         await page.getByLabel('Files to upload').setInputFiles({
           name: DOCUMENT,
           mimeType: 'text/markdown',
@@ -189,6 +196,7 @@ describe('the portal’s files, share panel, RAG picker and Custom GPTs in a bro
       });
 
       it('creates a folder (the API’s refusal at the field), moves the document into it, renames and deletes a file', async function () {
+        const { page } = session;
         const folderName = page.getByLabel('New folder name');
         expected.push('422 POST /v1/folders');
         await folderName.fill('a/b');
@@ -230,6 +238,7 @@ describe('the portal’s files, share panel, RAG picker and Custom GPTs in a bro
       });
 
       it('shares the document with the member in the share panel (a bad ID refused at the field)', async function () {
+        const { page } = session;
         const found = await admin('GET', `/v1/files/search?q=${DOCUMENT}`);
         assert.equal(found.status, 200, found.text);
         fileId = (found.json() as { items: { id: string }[] }).items[0]?.id ?? '';
@@ -250,6 +259,7 @@ describe('the portal’s files, share panel, RAG picker and Custom GPTs in a bro
       });
 
       it('creates a Custom GPT with an MCP server and the document from the RAG picker, edits it and shares it', async function () {
+        const { page } = session;
         await nav(page, 'Custom GPTs');
         await page.getByRole('heading', { name: 'Custom GPTs' }).waitFor();
         await page.getByText('No Custom GPTs yet.').waitFor();
@@ -297,17 +307,10 @@ describe('the portal’s files, share panel, RAG picker and Custom GPTs in a bro
     });
 
     describe('as the member', function () {
-      let context: BrowserContext;
-      let page: Page;
-      before(async function () {
-        context = await harness.browser.newContext();
-        page = await signInToTenant(context, 'member');
-      });
-      after(async function () {
-        await context?.close();
-      });
+      const session = signedIn('member');
 
       it('finds the shared document under "Shared with me", not under "Mine", without a share button, and in the RAG picker', async function () {
+        const { page } = session;
         await nav(page, 'Files');
         const tabs = page.getByRole('navigation', { name: 'Scope' });
         await tabs.getByRole('link', { name: 'Shared with me' }).click();
@@ -331,6 +334,7 @@ describe('the portal’s files, share panel, RAG picker and Custom GPTs in a bro
       });
 
       it('shows the share button only while the member owns the Custom GPT; a 403 from the panel is shown in words', async function () {
+        const { page } = session;
         const row = page.locator(`tr[data-agent="${AGENT}"]`);
         await row.getByRole('button', { name: `Share ${AGENT}` }).waitFor();
         // The admin lowers the member to viewer while the list is on screen.

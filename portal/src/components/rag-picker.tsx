@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { api } from '../api';
 import { SCOPES, type FileList, type FileNode, type Scope } from '../knowledge-types';
 import { ErrorMessage } from './error-message';
+import { LoadMore } from './list';
 import '../knowledge.css';
 
 /** A page of the RAG picker's files (`GET /v1/files/rag-picker`), from `cursor`. */
@@ -109,15 +110,7 @@ export function RagPicker({
           </li>
         ))}
       </ul>
-      {files.hasNextPage && (
-        <button
-          type="button"
-          disabled={files.isFetchingNextPage}
-          onClick={() => void files.fetchNextPage()}
-        >
-          {t('files.more')}
-        </button>
-      )}
+      <LoadMore query={files} />
       {error && (
         <p id={`${id}-error`} className="field-error">
           {error}

@@ -73,12 +73,8 @@ export function SharePanel({
           {rows.length > 0 && (
             <table>
               <TableHead
-                columns={[
-                  t('share.targetType'),
-                  t('share.targetId'),
-                  t('share.role'),
-                  <span className="visually-hidden">{t('tenants.actions')}</span>,
-                ]}
+                columns={[t('share.targetType'), t('share.targetId'), t('share.role')]}
+                actions
               />
               <tbody>
                 {rows.map((s) => (

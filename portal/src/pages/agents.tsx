@@ -5,6 +5,7 @@ import { Link } from 'wouter';
 import { api } from '../api';
 import { ErrorMessage } from '../components/error-message';
 import { ListStatus, TableHead } from '../components/list';
+import { OwnerActions } from '../components/owner-actions';
 import { SharePanel } from '../components/share-panel';
 import type { Agent } from '../knowledge-types';
 import '../knowledge.css';
@@ -60,8 +61,8 @@ export default function Agents() {
               t('agents.servers'),
               t('agents.documents'),
               t('agents.role'),
-              <span className="visually-hidden">{t('tenants.actions')}</span>,
             ]}
+            actions
           />
           <tbody>
             {agents.map((a) => (
@@ -85,28 +86,13 @@ export default function Agents() {
                       </Link>
                     )}
                     {a.role === 'owner' && (
-                      <>
-                        <button
-                          type="button"
-                          aria-label={t('agents.shareOf', { name: a.name })}
-                          onClick={() => setSharing(a)}
-                        >
-                          {t('agents.share')}
-                        </button>
-                        <button
-                          type="button"
-                          className="danger"
-                          aria-label={t('agents.deleteOf', { name: a.name })}
-                          disabled={remove.isPending}
-                          onClick={() => {
-                            if (window.confirm(t('agents.deleteConfirm', { name: a.name }))) {
-                              remove.mutate(a);
-                            }
-                          }}
-                        >
-                          {t('common.delete')}
-                        </button>
-                      </>
+                      <OwnerActions
+                        name={a.name}
+                        confirmText={t('agents.deleteConfirm', { name: a.name })}
+                        deleting={remove.isPending}
+                        onShare={() => setSharing(a)}
+                        onDelete={() => remove.mutate(a)}
+                      />
                     )}
                   </div>
                 </td>

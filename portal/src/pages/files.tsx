@@ -8,7 +8,8 @@ import { Field } from '../components/field';
 import { FileStatusBadge } from '../components/file-status';
 import { FileUpload } from '../components/file-upload';
 import { FolderChooser } from '../components/folder-chooser';
-import { ListStatus, TableHead } from '../components/list';
+import { ListStatus, LoadMore, TableHead } from '../components/list';
+import { OwnerActions } from '../components/owner-actions';
 import { SharePanel } from '../components/share-panel';
 import { childrenPage, folderTrail, nodePath } from '../files-api';
 import { folderHref, scopeOf, sizeText } from '../files-view';
@@ -202,8 +203,8 @@ export default function Files({ params }: { params: Record<string, string> }) {
               t('files.size'),
               t('files.owner'),
               t('files.updated'),
-              <span className="visually-hidden">{t('tenants.actions')}</span>,
             ]}
+            actions
           />
           <tbody>
             {nodes.map((n) => (
@@ -252,30 +253,16 @@ export default function Files({ params }: { params: Record<string, string> }) {
                       </>
                     )}
                     {n.role === 'owner' && (
-                      <>
-                        <button
-                          type="button"
-                          aria-label={t('files.shareOf', { name: n.name })}
-                          onClick={() => setPanel({ kind: 'share', node: n })}
-                        >
-                          {t('files.share')}
-                        </button>
-                        <button
-                          type="button"
-                          className="danger"
-                          aria-label={t('files.deleteOf', { name: n.name })}
-                          disabled={remove.isPending}
-                          onClick={() => {
-                            const ask =
-                              n.kind === 'folder'
-                                ? 'files.deleteFolderConfirm'
-                                : 'files.deleteConfirm';
-                            if (window.confirm(t(ask, { name: n.name }))) remove.mutate(n);
-                          }}
-                        >
-                          {t('common.delete')}
-                        </button>
-                      </>
+                      <OwnerActions
+                        name={n.name}
+                        confirmText={t(
+                          n.kind === 'folder' ? 'files.deleteFolderConfirm' : 'files.deleteConfirm',
+                          { name: n.name },
+                        )}
+                        deleting={remove.isPending}
+                        onShare={() => setPanel({ kind: 'share', node: n })}
+                        onDelete={() => remove.mutate(n)}
+                      />
                     )}
                   </div>
                 </td>
@@ -284,15 +271,7 @@ export default function Files({ params }: { params: Record<string, string> }) {
           </tbody>
         </table>
       )}
-      {list.hasNextPage && (
-        <button
-          type="button"
-          disabled={list.isFetchingNextPage}
-          onClick={() => void list.fetchNextPage()}
-        >
-          {t('files.more')}
-        </button>
-      )}
+      <LoadMore query={list} />
     </section>
   );
 }
