@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearch } from 'wouter';
 import { api, apiBlobUrl, ApiError } from '../api';
@@ -37,6 +37,11 @@ export default function Files({ params }: { params: Record<string, string> }) {
   const [panel, setPanel] = useState<Panel>(null);
   const [said, setSaid] = useState<string | null>(null);
   const [folderName, setFolderName] = useState('');
+  // A panel or a confirmation belongs to the folder it was opened in.
+  useEffect(() => {
+    setPanel(null);
+    setSaid(null);
+  }, [folderId, scope]);
 
   const trail = useQuery({
     queryKey: ['files', 'trail', folderId],
