@@ -45,11 +45,7 @@ export async function api<T>(
   path: string,
   init: { method?: string; body?: unknown } = {},
 ): Promise<T> {
-  const headers: Record<string, string> = {};
-  const token = await accessToken();
-  if (token) headers.authorization = `Bearer ${token}`;
-  const organization = selectedOrganization();
-  if (organization) headers[ORGANIZATION_HEADER] = organization;
+  const headers = await callerHeaders();
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   let res: Response;
   try {
@@ -65,18 +61,32 @@ export async function api<T>(
     const text = await res.text();
     return (text ? JSON.parse(text) : undefined) as T;
   }
-  const text = await res.text();
+  return answerOf<T>(res.status, res.statusText, await res.text());
+}
+
+/** The caller's headers: the access token and the chosen organization. */
+export async function callerHeaders(): Promise<Record<string, string>> {
+  const headers: Record<string, string> = {};
+  const token = await accessToken();
+  if (token) headers.authorization = `Bearer ${token}`;
+  const organization = selectedOrganization();
+  if (organization) headers[ORGANIZATION_HEADER] = organization;
+  return headers;
+}
+
+/** An answer's JSON body, or its refusal as an ApiError (fetch and XMLHttpRequest alike). */
+export function answerOf<T>(status: number, statusText: string, text: string): T {
   let body: unknown;
   try {
     body = text ? JSON.parse(text) : undefined;
   } catch {
     body = undefined;
   }
-  if (!res.ok) {
+  if (status < 200 || status >= 300) {
     const err = (body as ErrorBody | undefined)?.error;
     throw new ApiError(
-      res.status,
-      err?.message ?? (text.slice(0, 200) || res.statusText),
+      status,
+      err?.message ?? (text.slice(0, 200) || statusText),
       err?.code,
       err?.fields ?? [],
     );
@@ -86,14 +96,7 @@ export async function api<T>(
 
 /** Reads a binary resource of the API (the logo) as an object URL, or null when absent. */
 export async function apiBlobUrl(path: string): Promise<string | null> {
-  const token = await accessToken();
-  const organization = selectedOrganization();
-  const res = await fetch(path, {
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(organization ? { [ORGANIZATION_HEADER]: organization } : {}),
-    },
-  });
+  const res = await fetch(path, { headers: await callerHeaders() });
   if (!res.ok) return null;
   return URL.createObjectURL(await res.blob());
 }

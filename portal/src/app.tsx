@@ -45,10 +45,18 @@ export function App() {
 
 /** The organization's theme and translation overrides (the built-in ones until they arrive). */
 function Branding() {
-  const theme = useQuery({ queryKey: ['theme'], queryFn: () => api<Theme>('/v1/branding/theme') });
+  // Both belong to an organization: a person in several reads them once one is chosen (the API
+  // answers 400 organization_required before).
+  const enabled = useMe().organization_id !== null;
+  const theme = useQuery({
+    queryKey: ['theme'],
+    queryFn: () => api<Theme>('/v1/branding/theme'),
+    enabled,
+  });
   const overrides = useQuery({
     queryKey: ['translations'],
     queryFn: () => api<Record<string, Record<string, Record<string, string>>>>('/v1/translations'),
+    enabled,
   });
   useEffect(() => {
     if (theme.data) applyTheme(theme.data);

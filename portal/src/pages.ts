@@ -69,6 +69,44 @@ export const PAGES: PageDef[] = [
     organization: true,
     component: lazy(() => import('./pages/mcp-server-form')),
   },
+  // Files, the RAG picker and agents (docs/adr/0039).
+  {
+    path: '/files',
+    nav: 'nav.files',
+    workspace: 'own',
+    need: 'can_access_api',
+    organization: true,
+    component: lazy(() => import('./pages/files')),
+  },
+  {
+    path: '/files/search',
+    workspace: 'own',
+    need: 'can_access_api',
+    organization: true,
+    component: lazy(() => import('./pages/files-search')),
+  },
+  {
+    path: '/files/:folder',
+    workspace: 'own',
+    need: 'can_access_api',
+    organization: true,
+    component: lazy(() => import('./pages/files')),
+  },
+  {
+    path: '/agents',
+    nav: 'nav.agents',
+    workspace: 'own',
+    need: 'can_access_api',
+    organization: true,
+    component: lazy(() => import('./pages/agents')),
+  },
+  {
+    path: '/agents/:id',
+    workspace: 'own',
+    need: 'can_access_api',
+    organization: true,
+    component: lazy(() => import('./pages/agent-form')),
+  },
 ];
 
 export const workspaceOf = (path: string): Workspace =>

@@ -1,4 +1,4 @@
-import type { UseQueryResult } from '@tanstack/react-query';
+import type { InfiniteQueryObserverResult, UseQueryResult } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ErrorMessage } from './error-message';
@@ -24,17 +24,36 @@ export function ListStatus({
   );
 }
 
-/** A table's header row: one column header per entry. */
-export function TableHead({ columns }: { columns: ReactNode[] }) {
+/** A table's header row: one column header per entry (and, with `actions`, a last one named for screen readers only). */
+export function TableHead({ columns, actions }: { columns: ReactNode[]; actions?: boolean }) {
+  const { t } = useTranslation();
+  const all = actions
+    ? [...columns, <span className="visually-hidden">{t('tenants.actions')}</span>]
+    : columns;
   return (
     <thead>
       <tr>
-        {columns.map((c, i) => (
+        {all.map((c, i) => (
           <th scope="col" key={i}>
             {c}
           </th>
         ))}
       </tr>
     </thead>
+  );
+}
+
+/** "Show more" under a paginated list, while the API has a next page. */
+export function LoadMore({ query }: { query: InfiniteQueryObserverResult }) {
+  const { t } = useTranslation();
+  if (!query.hasNextPage) return null;
+  return (
+    <button
+      type="button"
+      disabled={query.isFetchingNextPage}
+      onClick={() => void query.fetchNextPage()}
+    >
+      {t('files.more')}
+    </button>
   );
 }
