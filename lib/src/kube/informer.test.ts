@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { ResilientInformer } from './informer.js';
+import { ResilientInformer, trimForCache } from './informer.js';
 import {
   type FakeApiServer,
   kubeStatus,
@@ -56,6 +56,37 @@ function recordEvents(informer: ResilientInformer<KubernetesObject>): string[] {
 }
 
 describe('ResilientInformer', () => {
+  it('caches objects without managedFields or kubectl’s last-applied copy, from lists and watches', async () => {
+    const heavy = (name: string, rv: string): KubernetesObject => ({
+      metadata: {
+        ...item(name, rv).metadata,
+        managedFields: [{ manager: 'kubectl', operation: 'Apply', fieldsV1: { 'f:spec': {} } }],
+        annotations: {
+          'kubectl.kubernetes.io/last-applied-configuration': '{"spec":{}}',
+          'aiplane.io/applied-hash': 'abc',
+        },
+      },
+    });
+    server = await startFakeApiServer((req, res) => {
+      if (req.query.get('watch') !== 'true')
+        return sendJson(res, 200, list('10', [heavy('a', '1')]));
+      streamEvents(res, [['ADDED', heavy('b', '2')]]);
+    });
+    informer = new ResilientInformer({ kc: server.kc, path: PATH, resource: 'tenantlifecycles' });
+    const seen: KubernetesObject[] = [];
+    informer.on({ add: (o) => seen.push(o) });
+    informer.start();
+    await informer.waitForSync();
+    await until(() => seen.length === 2, 'the watched object');
+    for (const o of [...seen, ...informer.list()]) {
+      assert.equal(o.metadata?.managedFields, undefined);
+      assert.deepEqual(o.metadata?.annotations, { 'aiplane.io/applied-hash': 'abc' });
+    }
+    const bare = item('c', '1');
+    trimForCache(bare);
+    assert.deepEqual(bare, item('c', '1'), 'an object without either is left as it is');
+  });
+
   let server: FakeApiServer | undefined;
   let informer: ResilientInformer<KubernetesObject> | undefined;
 

@@ -160,7 +160,8 @@ describe('Controller', () => {
     void controller.run();
     await until(() => seen.length === 1, 'the first reconcile');
     // The reconcile wrote a status over version 7, which made version 8.
-    memory.remember('acme', '7', '8', { phase: 'Ready' });
+    memory.begin('acme');
+    memory.remember('7', { ...tenant('acme', '8'), status: { phase: 'Ready' } } as Obj);
     t.primary.put({ ...tenant('acme', '8'), status: { phase: 'Ready' } } as Obj);
     assert.equal(controller.queue.length, 0, 'its own write requeues nothing');
     // Someone else's change (a later version) is reconciled.
@@ -169,7 +170,8 @@ describe('Controller', () => {
     await until(() => seen.length === 2, 'the reconcile of the change');
     assert.deepEqual(seen[1], ['9', { phase: 'Pending' }]);
     // A reconcile while the cache still shows the version a write was made over sees the write.
-    memory.remember('acme', '9', '10', { phase: 'Ready' });
+    memory.begin('acme');
+    memory.remember('9', { ...tenant('acme', '10'), status: { phase: 'Ready' } } as Obj);
     t.namespaces.put(namespaceOf('acme'));
     await until(() => seen.length === 3, 'the reconcile from the child');
     assert.deepEqual(seen[2], ['10', { phase: 'Ready' }]);
@@ -217,12 +219,14 @@ describe('Controller', () => {
       ...namespaceOf('acme'),
       metadata: { ...namespaceOf('acme').metadata, resourceVersion: rv },
     });
+    applied.begin('tenant-acme');
     applied.remember(ns('3'));
     t.namespaces.put(ns('3'));
     assert.equal(controller.queue.length + controller.queue.inFlight, 0, 'its own create');
     t.namespaces.put(ns('4'));
     await until(() => keys.length === 1, 'the reconcile of a change by someone else');
     await until(() => controller?.queue.inFlight === 0, 'the reconcile to end');
+    applied.begin('tenant-acme');
     applied.remember(ns('5'));
     t.namespaces.put(ns('5'));
     assert.equal(controller.queue.length + controller.queue.inFlight, 0, 'its own update');

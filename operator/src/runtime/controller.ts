@@ -126,20 +126,22 @@ export class Controller<T extends KubernetesObject> {
     const count = (resource: string, event: string, outcome: WatchEventOutcome) =>
       this.metrics.watchEvents.inc({ controller: options.name, resource, event, outcome });
     const primaryResource = this.primary.resource;
+    const enqueue = (event: string, obj: T) => {
+      count(primaryResource, event, 'queued');
+      this.queue.add(objectKey(obj));
+    };
     this.primary.on({
-      add: (obj) => {
-        count(primaryResource, 'add', 'queued');
-        this.queue.add(objectKey(obj));
-      },
+      add: (obj) => enqueue('add', obj),
       update: (obj) => {
-        const echo = memory?.isEcho(obj) === true;
-        count(primaryResource, 'update', echo ? 'echo' : 'queued');
-        if (!echo) this.queue.add(objectKey(obj));
+        if (!memory) enqueue('update', obj);
+        else
+          memory.writes.classify(obj, (echo) =>
+            echo ? count(primaryResource, 'update', 'echo') : enqueue('update', obj),
+          );
       },
       delete: (obj) => {
         memory?.forget(objectKey(obj));
-        count(primaryResource, 'delete', 'queued');
-        this.queue.add(objectKey(obj));
+        enqueue('delete', obj);
       },
     });
     for (const source of this.watched) {
@@ -150,19 +152,22 @@ export class Controller<T extends KubernetesObject> {
         // Each owner once: a key added again while its reconcile runs would run it twice.
         for (const k of new Set(objs.flatMap((o) => source.toKeys(o)))) this.queue.add(k);
       };
+      /** Maps the event unless it is the echo of an own write (known now or once it ends). */
+      const unlessEcho = (event: string, obj: KubernetesObject, ...objs: KubernetesObject[]) => {
+        if (!own) map(event, ...objs);
+        else
+          own.classify(obj, (echo) =>
+            echo ? count(resource, event, 'echo') : map(event, ...objs),
+          );
+      };
       source.informer.on({
-        add: (obj) => {
-          if (own?.isEcho(obj) === true) count(resource, 'add', 'echo');
-          else map('add', obj);
-        },
+        add: (obj) => unlessEcho('add', obj, obj),
         update: (obj, old) => {
-          if (own?.isEcho(obj) === true) count(resource, 'update', 'echo');
-          else if (source.changed && !source.changed(obj, old)) {
-            count(resource, 'update', 'unchanged');
-          } else map('update', old, obj);
+          if (source.changed && !source.changed(obj, old)) count(resource, 'update', 'unchanged');
+          else unlessEcho('update', obj, old, obj);
         },
         delete: (obj) => {
-          own?.forget(obj);
+          own?.forget(objectKey(obj));
           map('delete', obj);
         },
       });

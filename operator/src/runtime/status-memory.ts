@@ -1,5 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { objectKey } from '@aiplane/lib';
+import { OwnWrites } from './own-writes.js';
 
 interface Written {
   /** The object's resourceVersion the status was written over. */
@@ -23,17 +24,28 @@ interface Written {
  * Only the latest write per object is kept; an entry goes when its object is deleted.
  */
 export class StatusMemory {
+  /** The versions the status writes made: their watch events are echoes. */
+  readonly writes = new OwnWrites();
   private readonly written = new Map<string, Written>();
 
-  /** Records a write of `status` over `before` that made version `after`. */
-  remember(key: string, before: string, after: string, status: Record<string, unknown>): void {
-    this.written.set(key, { before, after, status });
+  /** A status write of the object `key` (objectKey) is under way. */
+  begin(key: string): void {
+    this.writes.begin(key);
   }
 
-  /** Whether this version of the object is the one this controller's last write made. */
-  isEcho(object: KubernetesObject): boolean {
-    const rv = object.metadata?.resourceVersion;
-    return rv !== undefined && this.written.get(objectKey(object))?.after === rv;
+  /** The write over version `before` answered the object as stored. */
+  remember(before: string, stored: KubernetesObject & { status?: unknown }): void {
+    const after = stored.metadata?.resourceVersion;
+    if (after !== undefined) {
+      const status = (stored.status ?? {}) as Record<string, unknown>;
+      this.written.set(objectKey(stored), { before, after, status });
+    }
+    this.writes.remember(stored);
+  }
+
+  /** The write under way failed, or found the object gone. */
+  abandon(key: string): void {
+    this.writes.abandon(key);
   }
 
   /**
@@ -52,8 +64,10 @@ export class StatusMemory {
     };
   }
 
+  /** The object `key` was deleted. */
   forget(key: string): void {
     this.written.delete(key);
+    this.writes.forget(key);
   }
 
   get size(): number {

@@ -41,28 +41,31 @@ export async function writeStatus<
 ): Promise<PatchStatusResult<T>> {
   const { name = '', namespace, resourceVersion } = object.metadata;
   const key = kind.namespaced ? `${namespace ?? ''}/${name}` : name;
-  const result = await patchStatus<T>(
-    client,
-    {
-      group: kind.group,
-      version: kind.version,
-      plural: kind.plural,
-      name,
-      ...(kind.namespaced ? { namespace: namespace ?? '' } : {}),
-      ...(kind.precondition && resourceVersion ? { resourceVersion } : {}),
-    },
-    next,
-    object.status ?? {},
-    kind.fieldManager === undefined ? {} : { fieldManager: kind.fieldManager },
-  );
-  if (memory && result.outcome === 'patched') {
-    const written = result.object as StatusObject<S>;
-    const after = written.metadata.resourceVersion;
-    if (resourceVersion !== undefined && after !== undefined) {
-      memory.remember(key, resourceVersion, after, written.status ?? next);
-    }
-  } else if (memory && result.outcome === 'gone') {
-    memory.forget(key);
+  memory?.begin(key);
+  let result: PatchStatusResult<T>;
+  try {
+    result = await patchStatus<T>(
+      client,
+      {
+        group: kind.group,
+        version: kind.version,
+        plural: kind.plural,
+        name,
+        ...(kind.namespaced ? { namespace: namespace ?? '' } : {}),
+        ...(kind.precondition && resourceVersion ? { resourceVersion } : {}),
+      },
+      next,
+      object.status ?? {},
+      kind.fieldManager === undefined ? {} : { fieldManager: kind.fieldManager },
+    );
+  } catch (err) {
+    memory?.abandon(key);
+    throw err;
+  }
+  if (memory && result.outcome === 'patched' && resourceVersion !== undefined) {
+    memory.remember(resourceVersion, result.object);
+  } else {
+    memory?.abandon(key);
   }
   return result;
 }

@@ -11,7 +11,7 @@ import {
   type McpServer,
   type McpServerStatus,
 } from '@aiplane/crds';
-import { isNotFound, kubeRequest } from '@aiplane/lib';
+import { isNotFound, kubeRequest, objectKey } from '@aiplane/lib';
 import {
   type OwnWrites,
   type PatchStatusResult,
@@ -94,7 +94,15 @@ async function ensure<T extends KubernetesObject>(
       annotations: { ...desired.metadata?.annotations, [APPLIED_HASH]: hash },
     },
   };
-  const stored = await apply<T>(d, path, stamped);
+  const key = objectKey(stamped);
+  applied.begin(key);
+  let stored: T;
+  try {
+    stored = await apply<T>(d, path, stamped);
+  } catch (err) {
+    applied.abandon(key);
+    throw err;
+  }
   applied.remember(stored);
   return stored;
 }
