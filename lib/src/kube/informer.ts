@@ -24,8 +24,9 @@ export function trimForCache(obj: KubernetesObject): void {
   if (!m) return;
   delete m.managedFields;
   if (m.annotations && LAST_APPLIED in m.annotations) {
-    const { [LAST_APPLIED]: _dropped, ...rest } = m.annotations;
-    m.annotations = rest;
+    m.annotations = Object.fromEntries(
+      Object.entries(m.annotations).filter(([k]) => k !== LAST_APPLIED),
+    );
   }
 }
 

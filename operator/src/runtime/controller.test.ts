@@ -161,7 +161,7 @@ describe('Controller', () => {
     await until(() => seen.length === 1, 'the first reconcile');
     // The reconcile wrote a status over version 7, which made version 8.
     memory.begin('acme');
-    memory.remember('7', { ...tenant('acme', '8'), status: { phase: 'Ready' } } as Obj);
+    memory.remember('7', { ...tenant('acme', '8'), status: { phase: 'Ready' } });
     t.primary.put({ ...tenant('acme', '8'), status: { phase: 'Ready' } } as Obj);
     assert.equal(controller.queue.length, 0, 'its own write requeues nothing');
     // Someone else's change (a later version) is reconciled.
@@ -171,7 +171,7 @@ describe('Controller', () => {
     assert.deepEqual(seen[1], ['9', { phase: 'Pending' }]);
     // A reconcile while the cache still shows the version a write was made over sees the write.
     memory.begin('acme');
-    memory.remember('9', { ...tenant('acme', '10'), status: { phase: 'Ready' } } as Obj);
+    memory.remember('9', { ...tenant('acme', '10'), status: { phase: 'Ready' } });
     t.namespaces.put(namespaceOf('acme'));
     await until(() => seen.length === 3, 'the reconcile from the child');
     assert.deepEqual(seen[2], ['10', { phase: 'Ready' }]);
