@@ -1,6 +1,6 @@
 // `make bench`: starts the local environment once and runs each benchmark (or those named
 // on the command line); those that need no environment run first, without it. Results:
-// bench/results/<name>.json.
+// bench/results/<name>.json, and bench/results/SUMMARY.md over all of them.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { messagesOverhead } from './messages.js';
 import { collectionSearch } from './collection-search.js';
 import { speechBenchmark } from './speech.js';
 import { tenantLifecycle } from './tenant-lifecycle.js';
+import { writeSummary } from './summary.js';
 
 const BENCHMARKS: Record<string, (env: LocalEnvironment) => Promise<void>> = {
   'mcp-servers': (env) => mcpServers(env),
@@ -41,7 +42,10 @@ for (const name of names.filter((n) => STANDALONE[n])) {
   await STANDALONE[name]?.();
 }
 const withEnvironment = names.filter((n) => BENCHMARKS[n]);
-if (withEnvironment.length === 0) process.exit(0);
+if (withEnvironment.length === 0) {
+  writeSummary();
+  process.exit(0);
+}
 const dir = mkdtempSync(join(tmpdir(), 'aiplane-bench-'));
 const env = new LocalEnvironment(dir);
 try {
@@ -54,3 +58,4 @@ try {
   await env.stop();
   rmSync(dir, { recursive: true, force: true });
 }
+writeSummary();
