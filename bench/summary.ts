@@ -232,14 +232,15 @@ export function writeSummary(): void {
   for (const b of BENCHMARKS) {
     const file = join(dir, `${b.name}.json`);
     if (!existsSync(file)) continue;
-    const result = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    const result = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown> & {
+      date?: string;
+      commit?: string;
+    };
     const machine = result.machine as { loadAverage?: number } | undefined;
     lines.push(
       `## ${b.name} (issue ${b.issue})`,
       '',
-      `Run ${String(result.date ?? '?')
-        .slice(0, 16)
-        .replace('T', ' ')} UTC at ${String(result.commit ?? '?')}` +
+      `Run ${(result.date ?? '?').slice(0, 16).replace('T', ' ')} UTC at ${result.commit ?? '?'}` +
         (machine?.loadAverage !== undefined ? `, load average ${machine.loadAverage}` : '') +
         ` — [${b.name}.json](${b.name}.json)`,
       '',
