@@ -88,7 +88,7 @@ describe('the S3 blob store against a real S3 server (versitygw)', function () {
   describe('keeps the contract every blob store keeps', function () {
     // Each test has a prefix of its own; versitygw keeps object <key> as the file
     // <root>/<bucket>/<key>, whose mtime is its LastModified (how the tests age an entry).
-    blobStoreContract(async () => {
+    blobStoreContract(() => {
       const prefix = `contract-${randomUUID()}/`;
       const store = new S3BlobStore(settings(STORE_BUCKET, prefix));
       const fileOf = (key: string) => join(s3.root, STORE_BUCKET, key);

@@ -26,10 +26,10 @@ export interface BlobStoreHarness {
 const bytesOf = (...parts: (string | Buffer)[]) =>
   Readable.from(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)));
 
-export function blobStoreContract(make: () => Promise<BlobStoreHarness>): void {
+export function blobStoreContract(make: () => BlobStoreHarness): void {
   let h: BlobStoreHarness;
-  beforeEach(async function () {
-    h = await make();
+  beforeEach(function () {
+    h = make();
   });
 
   it('stages aside (no blob yet), then commits: the key opens the bytes; size and sha256 are of the bytes', async function () {

@@ -22,7 +22,7 @@ describe('the directory blob store', function () {
   });
 
   // Blobs are blobs/<first two hex digits>/<key>, staged bytes tmp/<uuid>.partial.
-  blobStoreContract(async () => ({
+  blobStoreContract(() => ({
     store: new DirectoryBlobStore(dir),
     contents: async () => {
       const files = await filesUnder(dir);
