@@ -27,8 +27,11 @@ export interface S3Server {
   secretAccessKey: string;
   /** The served directory: `<root>/<bucket>/<key>` is an object's file. */
   root: string;
-  /** Stops the server, keeping its directory and port (a fault; `start` serves them again). */
-  stop(): Promise<void>;
+  /**
+   * Stops the server (SIGTERM; SIGKILL: dies mid-request), keeping its directory and port (a
+   * fault; `start` serves them again).
+   */
+  stop(signal?: 'SIGTERM' | 'SIGKILL'): Promise<void>;
   /** Starts the server again after `stop`, on the same port and directory. */
   start(): Promise<void>;
   /** Stops it and removes its directory. */
@@ -73,14 +76,14 @@ export async function startS3Server(opts: S3ServerOptions): Promise<S3Server> {
       { timeoutMs: 30_000, intervalMs: 100 },
     );
   };
-  const stop = async () => {
-    await proc?.stop('SIGTERM', 10_000);
+  const stop = async (signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM') => {
+    await proc?.stop(signal, 10_000);
     proc = undefined;
   };
   try {
     await start();
   } catch (err) {
-    await stop();
+    await stop('SIGKILL');
     rmSync(root, { recursive: true, force: true });
     throw err;
   }

@@ -24,7 +24,14 @@ import {
   s3Client,
   type S3StoreSettings,
 } from '../../api/src/knowledge/files-s3-blob-store.js';
-import { assertCode, keycloak, queryRows, startTestApi, type TestApi } from './api-helpers.js';
+import {
+  assertCode,
+  cachedToken,
+  keycloak,
+  queryRows,
+  startTestApi,
+  type TestApi,
+} from './api-helpers.js';
 import { acting, type Acting, type FileList, fileWithStatus, uploadText } from './files-helpers.js';
 import { environment } from './harness.js';
 import { rememberSecret } from './secrets.js';
@@ -242,6 +249,53 @@ describe('the S3 blob store against a real S3 server (versitygw)', function () {
       assert.equal(top?.document_id, file.id);
       assert.match(top.text, /417 tonnes/);
 
+      assert.equal((await a.call('DELETE', `/v1/files/${file.id}`)).status, 204);
+      assert.deepEqual(await objects(), { keys: [], uploads: [] });
+    });
+
+    it('ends a download short when the S3 server dies in the middle of it, and the API goes on serving', async function () {
+      // Larger than every buffer between versitygw and this client, so the server is still
+      // sending when it is killed.
+      const size = 48 * MiB;
+      const r = await a.upload({
+        folder_id: 'null',
+        file: { data: randomBytes(size), filename: 'large.bin', type: 'application/octet-stream' },
+      });
+      assert.equal(r.status, 201, r.text);
+      const file = r.json() as { id: string };
+      const res = await fetch(`${api.url}/v1/files/${file.id}/content`, {
+        headers: {
+          authorization: `Bearer ${await cachedToken('member')}`,
+          'x-aiplane-organization': keycloak().organization.id,
+        },
+      });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('content-length'), String(size));
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+      let received = (await reader.read()).value?.length ?? 0;
+      await s3.stop('SIGKILL');
+      try {
+        // The body ends early, or fails (undici: "terminated"): either way, short; never a
+        // response left open (bounded: a hung one fails the test rather than its timeout).
+        const drained = (async () => {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) return 'ended';
+            received += value.length;
+          }
+        })().catch(() => 'ended');
+        let timer: NodeJS.Timeout | undefined;
+        const hung = new Promise<string>((r) => (timer = setTimeout(() => r('hung'), 60_000)));
+        const outcome = await Promise.race([drained, hung]);
+        clearTimeout(timer);
+        if (outcome === 'hung') await reader.cancel();
+        assert.equal(outcome, 'ended', 'the download was left open');
+        assert.ok(received < size, `received ${received} of ${size} bytes`);
+        // The API still answers (the failed stream never reached the process).
+        assert.equal((await a.call('GET', `/v1/files/${file.id}`)).status, 200);
+      } finally {
+        await s3.start();
+      }
       assert.equal((await a.call('DELETE', `/v1/files/${file.id}`)).status, 204);
       assert.deepEqual(await objects(), { keys: [], uploads: [] });
     });

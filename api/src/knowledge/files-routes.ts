@@ -1,3 +1,4 @@
+import { pipeline } from 'node:stream/promises';
 import { type Router, Router as newRouter } from 'express';
 import { principalOf } from '@aiplane/lib/auth';
 import { ValidationFailed } from '@aiplane/lib/errors';
@@ -187,7 +188,9 @@ export function filesRouter(opts: FilesRouterOptions): Router {
         .set('X-Content-Type-Options', 'nosniff')
         .set('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(node.name)}`)
         .set('Content-Length', String(node.size_bytes ?? ''));
-      stream.pipe(res);
+      // A store failing mid-stream (an S3 connection reset) ends the response short of its
+      // Content-Length, which the client sees as an error; it never reaches the process.
+      pipeline(stream, res).catch(() => undefined);
     },
   );
 

@@ -76,9 +76,12 @@ export function s3Failure(operation: string, err: unknown): BlobStoreFailure {
       );
 }
 
+/** No such object (a missing bucket is a misconfiguration, not a missing blob). */
 function notFound(err: unknown): boolean {
   const e = err as { name?: unknown; $metadata?: { httpStatusCode?: number } };
-  return e?.name === 'NoSuchKey' || e?.$metadata?.httpStatusCode === 404;
+  return (
+    e?.name === 'NoSuchKey' || (e?.$metadata?.httpStatusCode === 404 && e?.name !== 'NoSuchBucket')
+  );
 }
 
 /** The client: bounded connection and idle times; checksums only where S3 demands them. */
@@ -176,7 +179,7 @@ export class S3BlobStore implements BlobStore {
         if (stopped) continue;
         if (!meter.add(chunk)) {
           stopped = true;
-          await upload.abort();
+          await upload.abort().catch(() => undefined); // the staged key is deleted below
           continue;
         }
         if (!body.write(chunk)) {
