@@ -5,6 +5,8 @@ import {
   type KnowledgeEngineConfig,
   readKnowledgeEngineConfig,
 } from './knowledge/engine-config.js';
+import type { S3StoreSettings } from './knowledge/files-s3-blob-store.js';
+import { readFilesS3Config } from './knowledge/files-store-config.js';
 import { readSpeechConfig, type SpeechConfig } from './speech/speech-config.js';
 
 /** The API's configuration: the shared settings and where it listens; read once, frozen. */
@@ -27,8 +29,13 @@ export interface ApiConfig extends ServiceConfig {
   };
   /** Files and folders (docs/adr/0032). */
   readonly files: {
-    /** The blob store's directory (a volume; the chart mounts a PVC). */
+    /** The blob store's directory (a volume; the chart mounts a PVC), when `s3` is null. */
     readonly dir: string;
+    /**
+     * The S3-compatible blob store (`AIPLANE_FILES_STORE=s3`, docs/adr/0038); null: the
+     * directory store. Holds the S3 credentials: never logged.
+     */
+    readonly s3: S3StoreSettings | null;
     /** The most bytes one uploaded file may have. */
     readonly maxBytes: number;
     /** Processing jobs one replica runs at once. */
@@ -120,15 +127,17 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   });
   const filesDir = env.AIPLANE_FILES_DIR || DEFAULT_FILES_DIR;
   if (!isAbsolute(filesDir)) problems.push('AIPLANE_FILES_DIR must be an absolute path');
+  const filesMaxBytes = readInt(
+    env,
+    'AIPLANE_FILES_MAX_BYTES',
+    50 * 2 ** 20,
+    { min: 1, max: 2 ** 40 },
+    problems,
+  );
   const files = Object.freeze({
     dir: filesDir,
-    maxBytes: readInt(
-      env,
-      'AIPLANE_FILES_MAX_BYTES',
-      50 * 2 ** 20,
-      { min: 1, max: 2 ** 40 },
-      problems,
-    ),
+    s3: readFilesS3Config(env, filesMaxBytes, problems),
+    maxBytes: filesMaxBytes,
     concurrency: readInt(
       env,
       'AIPLANE_FILES_PROCESSING_CONCURRENCY',

@@ -61,6 +61,8 @@ if [ -f "$claude_code/install.cjs" ] && [ "$(stat -c %s "$claude_code/bin/claude
 fi
 
 "$here/hack/lib/build-binaries.sh"
+# The S3 server of the S3 blob store's tests (docs/adr/0038).
+"$here/hack/lib/build-versitygw.sh"
 "$here/hack/lib/install-pgserver.sh"
 "$here/hack/lib/install-keycloak.sh"
 "$here/hack/lib/install-litellm.sh"

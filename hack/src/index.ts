@@ -86,6 +86,7 @@ export {
   liteLlmPaths,
   startLiteLlmProxy,
 } from './litellm-proxy.js';
+export { type S3Server, type S3ServerOptions, startS3Server } from './s3-server.js';
 export {
   type SttTestBackend,
   type SttTestBackendOptions,

@@ -55,6 +55,8 @@ export interface BinaryPaths {
   kubeControllerManager: string;
   kubectl: string;
   helm: string;
+  /** The S3 server of the S3 blob store's tests (hack/lib/build-versitygw.sh). */
+  versitygw: string;
 }
 
 export function binaryPaths(): BinaryPaths {
@@ -62,11 +64,13 @@ export function binaryPaths(): BinaryPaths {
   const kube = join(cacheDir(), 'bin', `kube-${v.KUBE_VERSION}-${modHash('kube')}`);
   const etcd = join(cacheDir(), 'bin', `etcd-${v.ETCD_VERSION}-${modHash('etcd')}`);
   const helm = join(cacheDir(), 'bin', `helm-${v.HELM_VERSION}-${modHash('helm')}`);
+  const s3 = join(cacheDir(), 'bin', `versitygw-${v.VERSITYGW_VERSION}-${modHash('versitygw')}`);
   return {
     etcd: join(etcd, 'etcd'),
     kubeApiserver: join(kube, 'kube-apiserver'),
     kubeControllerManager: join(kube, 'kube-controller-manager'),
     kubectl: join(kube, 'kubectl'),
     helm: join(helm, 'helm'),
+    versitygw: join(s3, 'versitygw'),
   };
 }

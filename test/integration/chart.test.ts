@@ -14,6 +14,7 @@ import {
   type Manifest,
   manifests,
   refusal,
+  S3_VALUES,
 } from './helm-helpers.js';
 import { kubectl } from './kube-helpers.js';
 
@@ -41,6 +42,16 @@ const VALUES: Record<string, { args: string[]; secrets: Record<string, Record<st
         },
         'platform-idp': { api: 'a', operator: 'o' },
         'platform-tenant-db': { admin: 'postgres://admin:x@tenants.example.com:5432/postgres' },
+      },
+    },
+    // The file store in an S3-compatible bucket (docs/adr/0038).
+    s3: {
+      args: ['-f', S3_VALUES],
+      secrets: {
+        'aiplane-database': { url: 'postgres://aiplane:x@postgres:5432/aiplane' },
+        'aiplane-credential-keys': { keys: `k1:${Buffer.alloc(32, 1).toString('base64')}` },
+        'aiplane-identity-provider': { 'api-client-secret': 'a', 'operator-client-secret': 'o' },
+        'platform-file-store': { 'access-key-id': 'AKIACHART', 'secret-access-key': 's3-secret' },
       },
     },
   };
@@ -191,6 +202,41 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
     }
   });
 
+  it('with the S3 store: no file store volume nor claim; the API reads the bucket and its keys from the Secret', async function () {
+    const objects = await render(VALUES.s3!.args);
+    const spec = deployment(objects, 'api').spec.template.spec as unknown as PodSpec & {
+      volumes: { name: string }[];
+      containers: { volumeMounts: { name: string }[] }[];
+    };
+    assert.ok(!spec.volumes.some((v) => v.name === 'file-store'));
+    assert.ok(!spec.containers[0]!.volumeMounts.some((m) => m.name === 'file-store'));
+    assert.ok(
+      !objects.some(
+        (o) => o.kind === 'PersistentVolumeClaim' && /file-store/.test(o.metadata.name),
+      ),
+    );
+    const config = loadApiConfig(containerEnv(spec, VALUES.s3!.secrets));
+    assert.deepEqual(config.files.s3, {
+      bucket: 'aiplane-files',
+      prefix: 'prod/',
+      region: 'eu-central-1',
+      endpoint: 'https://s3.storage.example.com',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'AKIACHART', secretAccessKey: 's3-secret' },
+    });
+    // No key is a value: both come from the Secret.
+    const env = spec.containers[0]!.env.filter((v) =>
+      /^AIPLANE_FILES_S3_(ACCESS|SECRET)/.test(v.name),
+    );
+    assert.deepEqual(
+      env.map((v) => [v.name, v.value, v.valueFrom?.secretKeyRef?.name]),
+      [
+        ['AIPLANE_FILES_S3_ACCESS_KEY_ID', undefined, 'platform-file-store'],
+        ['AIPLANE_FILES_S3_SECRET_ACCESS_KEY', undefined, 'platform-file-store'],
+      ],
+    );
+  });
+
   for (const [label, { args }] of Object.entries(VALUES)) {
     it(`passes helm lint --strict with ${label} values`, async function () {
       const { stdout } = await helm('lint', CHART, '--strict', ...args);
@@ -214,7 +260,7 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
       const { secrets } = VALUES[label]!;
       const api = deployment(objects, 'api').spec.template.spec;
       const apiConfig = loadApiConfig(containerEnv(api, secrets));
-      const host = label === 'default' ? '0.0.0.0' : '::';
+      const host = label === 'full' ? '::' : '0.0.0.0';
       assert.equal(apiConfig.host, host);
       assert.equal(apiConfig.port, api.containers[0]!.ports[0]!.containerPort);
       assert.equal(apiConfig.metricsPort, api.containers[0]!.ports[1]!.containerPort);
@@ -255,8 +301,9 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
       ]);
       const isolation = operatorConfig.tenants.networkIsolation;
       assert.equal(isolation.enabled, true);
-      if (label === 'default') {
-        // This release's pods (API, gateway, operator: release "aiplane") in its namespace.
+      if (label !== 'full') {
+        // Default values (s3 changes only the file store): this release's pods (API, gateway,
+        // operator: release "aiplane") in its namespace.
         assert.deepEqual(isolation.ingressFrom, {
           namespaceLabels: { 'kubernetes.io/metadata.name': NAMESPACE },
           podLabels: {
@@ -289,7 +336,7 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
         ]);
         assert.deepEqual(isolation.extraEgressCidrs, ['169.254.20.10/32']);
       }
-      if (label === 'default') {
+      if (label !== 'full') {
         assert.equal(apiConfig.oidc.issuer, 'http://keycloak:8080/realms/aiplane');
         assert.equal(apiConfig.mcp.gatewayPublicUrl, null);
         assert.equal(apiConfig.mcp.oauthRedirectUrl, null);
@@ -482,6 +529,16 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
       'a malformed digest',
       ['--set', 'image.digest=sha256:abc'],
       /at '\/image\/digest': 'sha256:abc' does not match pattern/,
+    ],
+    [
+      'the S3 file store without a bucket',
+      ['--set', 'api.fileStore.kind=s3'],
+      /at '\/api\/fileStore\/s3\/bucket': minLength: got 0, want 3/,
+    ],
+    [
+      'the S3 file store with a limit past one CopyObject',
+      ['-f', S3_VALUES, '--set', 'api.fileStore.maxBytes=6000000000'],
+      /at '\/api\/fileStore\/maxBytes': maximum/,
     ],
     [
       'an unknown log level',

@@ -11,6 +11,8 @@ const run = promisify(execFile);
 
 export const CHART = join(repoRoot, 'charts', 'aiplane');
 export const FULL_VALUES = join(CHART, 'ci', 'full-values.yaml');
+/** The file store in an S3-compatible bucket (docs/adr/0038). */
+export const S3_VALUES = join(CHART, 'ci', 's3-values.yaml');
 
 /** helm (built from the Go module proxy) against the local control plane, state under the run dir. */
 export async function helm(...args: string[]): Promise<{ stdout: string; stderr: string }> {

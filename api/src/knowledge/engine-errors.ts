@@ -1,5 +1,6 @@
 import { ApiError, ValidationFailed } from '@aiplane/lib/errors';
 import { BackendFailure } from '../inference/backend-client.js';
+import { BlobStoreFailure } from './files-blob-store.js';
 import { LocalEmbedderError } from './local-embedder.js';
 import { RerankBadRequest } from './reranker.js';
 
@@ -33,7 +34,9 @@ export class TooManyChunks extends FileRefused {
  * - a backend that is unreachable, overloaded, timed out, rate limited, or a local model that
  *   cannot run: 503 `model_backend_unavailable`;
  * - a backend that refused the platform's credentials or request, or answered nonsense: 502
- *   `model_backend_error`.
+ *   `model_backend_error`;
+ * - the file store (S3) unreachable, overloaded or timed out: 503 `file_store_unavailable`; a
+ *   refusal (credentials, bucket): 502 `file_store_error` (docs/adr/0038).
  *
  * Messages name the rule; a backend's own message is quoted at most 300 characters (as
  * callBackend cut it), never the request's texts.
@@ -45,6 +48,12 @@ export function engineApiError(
   if (err instanceof FileTooLarge) return new ApiError('request_too_large', err.message);
   if (err instanceof FileRefused)
     return new ValidationFailed([{ field: 'file', message: err.message }]);
+  if (err instanceof BlobStoreFailure) {
+    return new ApiError(
+      err.unavailable ? 'file_store_unavailable' : 'file_store_error',
+      err.message,
+    );
+  }
   if (err instanceof RerankBadRequest) return new ApiError('rerank_bad_request', err.message);
   if (err instanceof LocalEmbedderError)
     return new ApiError('model_backend_unavailable', err.message);

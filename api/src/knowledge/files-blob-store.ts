@@ -44,31 +44,59 @@ export interface BlobStore {
   removeStaleStaged(before: Date): Promise<number>;
 }
 
-const KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /**
- * Counts and hashes what passes. Past `limit` bytes it passes nothing more but reads the source
- * to its end (a request's body must be read before it can be answered); `over()` tells.
+ * Counts and hashes a source's bytes up to `limit`; past it `add` keeps counting but answers
+ * false (the bytes are not to be kept; a request's body must still be read to its end).
  */
-function meter(
-  limit: number,
-): Transform & { size: () => number; digest: () => string; over: () => boolean } {
-  const hash = createHash('sha256');
-  let size = 0;
-  const t = new Transform({
+export class ByteMeter {
+  private readonly hash = createHash('sha256');
+  size = 0;
+  constructor(readonly limit: number) {}
+
+  /** Counts `chunk`; true while the bytes so far are within the limit (and hashed). */
+  add(chunk: Buffer): boolean {
+    this.size += chunk.length;
+    if (this.over()) return false;
+    this.hash.update(chunk);
+    return true;
+  }
+
+  over(): boolean {
+    return this.size > this.limit;
+  }
+
+  digest(): string {
+    return this.hash.digest('hex');
+  }
+}
+
+/** A stream that passes what the meter keeps, and drops the rest. */
+function metered(m: ByteMeter): Transform {
+  return new Transform({
     transform(chunk: Buffer, _enc, done) {
-      size += chunk.length;
-      if (size > limit) return done();
-      hash.update(chunk);
-      done(null, chunk);
+      if (m.add(chunk)) done(null, chunk);
+      else done();
     },
   });
-  return Object.assign(t, {
-    size: () => size,
-    digest: () => hash.digest('hex'),
-    over: () => size > limit,
-  });
 }
+
+/**
+ * A blob store's backend failed (not a missing blob): unreachable, overloaded or timed out
+ * (`unavailable`, worth a retry), or it refused the request (credentials, bucket). The message
+ * names the operation and the backend's error name, never credentials.
+ */
+export class BlobStoreFailure extends Error {
+  override readonly name = 'BlobStoreFailure';
+  constructor(
+    message: string,
+    readonly unavailable: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** A blob key: a random UUID (lower case), which the stores make and nothing else. */
+export const BLOB_KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * The default store: a directory on a volume (the chart's PVC). Blobs are
@@ -79,7 +107,7 @@ export class DirectoryBlobStore implements BlobStore {
   constructor(private readonly dir: string) {}
 
   private pathOf(key: string): string {
-    if (!KEY.test(key)) throw new Error(`not a blob key: ${key}`);
+    if (!BLOB_KEY.test(key)) throw new Error(`not a blob key: ${key}`);
     return join(this.dir, 'blobs', key.slice(0, 2), key);
   }
 
@@ -88,9 +116,9 @@ export class DirectoryBlobStore implements BlobStore {
     await mkdir(tmpDir, { recursive: true });
     const key = randomUUID();
     const partial = join(tmpDir, `${key}.partial`);
-    const m = meter(maxBytes);
+    const m = new ByteMeter(maxBytes);
     try {
-      await pipeline(source, m, createWriteStream(partial, { flags: 'wx', mode: 0o600 }));
+      await pipeline(source, metered(m), createWriteStream(partial, { flags: 'wx', mode: 0o600 }));
       if (m.over()) throw new BlobTooLarge(maxBytes);
       const fd = await open(partial, 'r');
       try {
@@ -104,7 +132,7 @@ export class DirectoryBlobStore implements BlobStore {
     }
     const target = this.pathOf(key);
     return {
-      size: m.size(),
+      size: m.size,
       sha256: m.digest(),
       commit: async () => {
         await mkdir(join(this.dir, 'blobs', key.slice(0, 2)), { recursive: true });
@@ -134,7 +162,7 @@ export class DirectoryBlobStore implements BlobStore {
     const root = join(this.dir, 'blobs');
     for (const shard of await namesIn(root)) {
       for (const key of await namesIn(join(root, shard))) {
-        if (!KEY.test(key) || key.slice(0, 2) !== shard) continue;
+        if (!BLOB_KEY.test(key) || key.slice(0, 2) !== shard) continue;
         const s = await stat(join(root, shard, key)).catch(() => undefined);
         if (s?.isFile() && s.mtime < before) yield key;
       }

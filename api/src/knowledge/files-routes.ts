@@ -1,7 +1,9 @@
+import { pipeline } from 'node:stream/promises';
 import { type Router, Router as newRouter } from 'express';
 import { principalOf } from '@aiplane/lib/auth';
 import { ValidationFailed } from '@aiplane/lib/errors';
 import { isUuid, operation } from '@aiplane/lib/service';
+import { engineApiError } from './engine-errors.js';
 import type { BlobStore } from './files-blob-store.js';
 import type { Files } from './files.js';
 import {
@@ -35,6 +37,18 @@ function folderIdOf(value: string | undefined): string | null {
     ]);
   }
   return value.toLowerCase();
+}
+
+/** What a route that reads or writes the blob store may answer when it fails (docs/adr/0038). */
+const FILE_STORE_ERRORS = ['file_store_unavailable', 'file_store_error'] as const;
+
+/** Runs `work`, answering a blob store's failure as 503 / 502 (engineApiError). */
+async function fileStoreErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw engineApiError(err) ?? err;
+  }
 }
 
 /** `/v1/files` (spec: Endpoints, files; Resources, Files scope values; docs/adr/0032). */
@@ -132,12 +146,14 @@ export function filesRouter(opts: FilesRouterOptions): Router {
         'file_access_denied',
         'file_name_conflict',
         'identity_provider_unavailable',
+        ...FILE_STORE_ERRORS,
       ],
     },
     async (req, res, { organizationId }) => {
       const caller = await files.caller(principalOf(res), organizationId);
-      const parts = await readUpload(req, opts.blobs, opts.maxBytes);
-      const file = await files.upload(caller, parts);
+      const file = await fileStoreErrors(async () =>
+        files.upload(caller, await readUpload(req, opts.blobs, opts.maxBytes)),
+      );
       res.status(201).location(`/v1/files/${file.id}`).json(file);
     },
   );
@@ -154,18 +170,27 @@ export function filesRouter(opts: FilesRouterOptions): Router {
       tags,
       organization: true,
       responses: { 200: { description: 'The bytes.', contentType: 'application/octet-stream' } },
-      errors: ['file_not_found', 'file_content_missing', 'identity_provider_unavailable'],
+      errors: [
+        'file_not_found',
+        'file_content_missing',
+        'identity_provider_unavailable',
+        ...FILE_STORE_ERRORS,
+      ],
     },
     async (req, res, { organizationId }) => {
       const caller = await files.caller(principalOf(res), organizationId);
-      const { node, stream } = await files.content(caller, req.params.id ?? '');
+      const { node, stream } = await fileStoreErrors(() =>
+        files.content(caller, req.params.id ?? ''),
+      );
       res
         .status(200)
         .type('application/octet-stream')
         .set('X-Content-Type-Options', 'nosniff')
         .set('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(node.name)}`)
         .set('Content-Length', String(node.size_bytes ?? ''));
-      stream.pipe(res);
+      // A store failing mid-stream (an S3 connection reset) ends the response short of its
+      // Content-Length, which the client sees as an error; it never reaches the process.
+      pipeline(stream, res).catch(() => undefined);
     },
   );
 

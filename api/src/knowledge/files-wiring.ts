@@ -3,6 +3,7 @@ import type { Logger } from '@aiplane/lib';
 import type { ApiConfig } from '../config.js';
 import { Files } from './files.js';
 import { type BlobStore, DirectoryBlobStore } from './files-blob-store.js';
+import { S3BlobStore } from './files-s3-blob-store.js';
 import { FileProcessing, PROCESSING_QUEUE } from './files-processing.js';
 import { type FileProcessor, PlainTextProcessor } from './files-processor.js';
 import { DEFAULT_QUEUE_SETTINGS, JobQueue, type QueueSettings } from './files-queue.js';
@@ -42,7 +43,9 @@ export function knowledgeFiles(
   blobs: BlobStore;
   queueSettings: Omit<QueueSettings, 'concurrency'>;
 } {
-  const blobs = new DirectoryBlobStore(config.files.dir);
+  const blobs: BlobStore = config.files.s3
+    ? new S3BlobStore(config.files.s3)
+    : new DirectoryBlobStore(config.files.dir);
   const nodes = new FilesStore(db);
   const jobs = new JobStore(db);
   const queueSettings = { ...DEFAULT_QUEUE_SETTINGS, ...opts.queue };

@@ -132,8 +132,9 @@ export class Files {
       this.o.queued();
       return nodeView(row, ROLE_RANK.owner);
     } catch (err) {
-      if (key === undefined) await parts.staged.discard();
-      else await this.o.blobs.remove(key);
+      // A blob store failing here too leaves the bytes to the orphan sweep; the cause is answered.
+      if (key === undefined) await parts.staged.discard().catch(() => undefined);
+      else await this.o.blobs.remove(key).catch(() => undefined);
       throw err;
     }
   }
@@ -190,7 +191,9 @@ export class Files {
   async delete(caller: Caller, kind: NodeKind, id: string): Promise<void> {
     const { node } = await this.holding(caller, kind, id, 'owner', 'deleting');
     const keys = await this.o.tree.delete(caller.organizationId, node.id);
-    for (const key of keys ?? []) await this.o.blobs.remove(key);
+    // The rows are gone: a blob the store fails to remove now is one no file names, which the
+    // orphan sweep removes after its grace period (docs/adr/0032).
+    for (const key of keys ?? []) await this.o.blobs.remove(key).catch(() => undefined);
   }
 
   /** A folder's children, or the caller's root (folder null), as `scope` says. */

@@ -136,6 +136,16 @@ export const ERROR_CODES = {
     status: 409,
     description: 'the file’s bytes are not in the blob store (removed outside the API)',
   },
+  file_store_unavailable: {
+    status: 503,
+    description:
+      'the file store (S3) did not answer, was overloaded or timed out after the retries (an upload stored nothing); retry',
+  },
+  file_store_error: {
+    status: 502,
+    description:
+      'the file store (S3) refused the platform’s request (credentials, bucket or permissions; an upload stored nothing)',
+  },
   // Model catalogue (docs/adr/0024)
   model_not_found: {
     status: 404,
