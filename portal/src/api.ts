@@ -40,27 +40,47 @@ interface ErrorBody {
   error?: { code?: string; message?: string; fields?: FieldError[] };
 }
 
-/** Calls the API at this origin with the user's access token and the chosen organization. */
-export async function api<T>(
-  path: string,
-  init: { method?: string; body?: unknown } = {},
-): Promise<T> {
+/** The headers of every call: the user's access token and the chosen organization. */
+export async function authHeaders(): Promise<Record<string, string>> {
   const headers: Record<string, string> = {};
   const token = await accessToken();
   if (token) headers.authorization = `Bearer ${token}`;
   const organization = selectedOrganization();
   if (organization) headers[ORGANIZATION_HEADER] = organization;
-  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  return headers;
+}
+
+/**
+ * Calls the API at this origin with the user's access token and the chosen organization. A
+ * `Blob` body (an upload) is sent as its raw bytes with its own type, anything else as JSON.
+ */
+export async function api<T>(
+  path: string,
+  init: { method?: string; body?: unknown } = {},
+): Promise<T> {
+  const headers = await authHeaders();
+  const raw = init.body instanceof Blob;
+  if (init.body !== undefined) {
+    headers['content-type'] = raw
+      ? (init.body as Blob).type || 'application/octet-stream'
+      : 'application/json';
+  }
   let res: Response;
   try {
     res = await fetch(path, {
       method: init.method ?? 'GET',
       headers,
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      body:
+        init.body === undefined ? undefined : raw ? (init.body as Blob) : JSON.stringify(init.body),
     });
   } catch {
     throw new ApiError(0, 'The API could not be reached.');
   }
+  return answerOf<T>(res);
+}
+
+/** An answer of the API read whole: its JSON, or the refusal as an {@link ApiError}. */
+export async function answerOf<T>(res: Response): Promise<T> {
   if (res.status === 204 || res.status === 202) {
     const text = await res.text();
     return (text ? JSON.parse(text) : undefined) as T;
@@ -86,14 +106,7 @@ export async function api<T>(
 
 /** Reads a binary resource of the API (the logo) as an object URL, or null when absent. */
 export async function apiBlobUrl(path: string): Promise<string | null> {
-  const token = await accessToken();
-  const organization = selectedOrganization();
-  const res = await fetch(path, {
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(organization ? { [ORGANIZATION_HEADER]: organization } : {}),
-    },
-  });
+  const res = await fetch(path, { headers: await authHeaders() });
   if (!res.ok) return null;
   return URL.createObjectURL(await res.blob());
 }

@@ -96,6 +96,7 @@ export default function McpServers() {
               t('mcp.credential'),
               t('mcp.tools'),
               t('mcp.gatewayUrl'),
+              t('mcp.actions'),
             ]}
           />
           <tbody>
@@ -116,6 +117,20 @@ export default function McpServers() {
                 <td>{s.linked ? t('mcp.linked') : t('mcp.notLinked')}</td>
                 <td>{s.tool_allowlist.length ? s.tool_allowlist.join(', ') : t('mcp.toolsAll')}</td>
                 <td>{s.gateway_url ? <code>{s.gateway_url}</code> : t('common.none')}</td>
+                <td>
+                  <div className="row">
+                    {admin && me.platform_admin && (
+                      <Link href={`/admin/mcp/${s.id}/edit`}>
+                        {t('mcp.edit.link')}
+                        <span className="visually-hidden"> {s.name}</span>
+                      </Link>
+                    )}
+                    <Link href={`/mcp/${s.id}/credential`}>
+                      {t('mcp.credential.link')}
+                      <span className="visually-hidden"> {s.name}</span>
+                    </Link>
+                  </div>
+                </td>
               </tr>
             ))}
           </tbody>
