@@ -5,6 +5,7 @@ import { api } from '../api';
 import { ErrorMessage } from '../components/error-message';
 import { Field } from '../components/field';
 import { fieldMessageOf, FormError } from '../components/form-error';
+import { colorInputValue } from '../settings-logic';
 import type { LogoInfo } from '../settings-types';
 import { themeVariables, type Theme } from '../theme';
 
@@ -32,15 +33,6 @@ const COLORS = [
   'danger',
 ] as const;
 const SCHEMES = ['light', 'dark'] as const;
-
-/** A colour as `<input type="color">` holds it (#rrggbb); #rgb(a) widened, alpha dropped. */
-export function colorInputValue(hex: string): string {
-  const digits = hex.slice(1);
-  if (digits.length === 3 || digits.length === 4) {
-    return `#${[...digits.slice(0, 3)].map((c) => c + c).join('')}`.toLowerCase();
-  }
-  return `#${digits.slice(0, 6)}`.toLowerCase();
-}
 
 /** The theme's variables on one element (through the CSSOM: the CSP allows no inline style). */
 function Preview({ theme, scheme }: { theme: Theme; scheme: 'light' | 'dark' }) {

@@ -7,26 +7,11 @@ import { Field } from '../components/field';
 import { FormError } from '../components/form-error';
 import { TableHead } from '../components/list';
 import { NAMESPACE } from '../i18n';
+import { translationChanges } from '../settings-logic';
 import type { Overrides } from '../settings-types';
 import { ENGLISH, type StringKey } from '../strings';
 
 const KEYS = Object.keys(ENGLISH) as StringKey[];
-
-/**
- * The changes of one language's overrides a form makes: a new or changed value, or null for a
- * cleared one (the API removes it).
- */
-export function translationChanges(
-  stored: Record<string, string>,
-  edited: Record<string, string>,
-): Record<string, string | null> {
-  const changes: Record<string, string | null> = {};
-  for (const [key, value] of Object.entries(edited)) {
-    if (value === '' && key in stored) changes[key] = null;
-    else if (value !== '' && value !== stored[key]) changes[key] = value;
-  }
-  return changes;
-}
 
 /** Overrides of the portal's strings per language, applied as soon as they are saved. */
 export default function SettingsTranslations() {

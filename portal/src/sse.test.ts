@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { parseEvents } from './event-stream';
+import { parseEvents } from './sse';
 
 describe('parseEvents (the portal’s server-sent events reader)', function () {
   it('answers complete events with their names and keeps a partial one for the next chunk', function () {
