@@ -2,166 +2,26 @@
 // a person signs in through Keycloak's real login page and uses the pages against the real API,
 // operator, kube-apiserver, Keycloak and PostgreSQL. axe-core checks each page.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { repoRoot, type ManagedProcess } from '@aiplane/hack';
-import { call, keycloak, startTestApi, type TestApi } from './api-helpers.js';
-import { kcAdmin } from './keycloak-admin.js';
+import type { BrowserContext, Page } from 'playwright-core';
+import { call } from './api-helpers.js';
 import { uniqueName } from './kube-helpers.js';
-import { startOperatorProcess } from './operator-process.js';
+import { usePortal } from './portal-harness.js';
 import { rememberSecret } from './secrets.js';
 import { awaitTenantGone } from './tenant-helpers.js';
 
-const CHROMIUM = process.env.AIPLANE_CHROMIUM ?? '/usr/bin/chromium';
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
-
-/**
- * Adds (or removes) an origin to the portal client's web origins: the portal's token requests
- * are cross-origin fetches from the API's origin, here a port chosen for this run.
- */
-async function portalOrigin(origin: string, present: boolean): Promise<void> {
-  const [client] = (await (await kcAdmin('/clients?clientId=aiplane-portal')).json()) as {
-    id: string;
-    webOrigins: string[];
-  }[];
-  assert.ok(client, 'the portal client exists');
-  const webOrigins = client.webOrigins.filter((o) => o !== origin);
-  if (present) webOrigins.push(origin);
-  const r = await kcAdmin(`/clients/${client.id}`, {
-    method: 'PUT',
-    body: { ...client, webOrigins },
-  });
-  assert.equal(r.status, 204, await r.text());
-}
-
 describe('the portal in a browser (Keycloak sign-in, real API and operator, Chromium)', function () {
   this.timeout(120_000);
-  let api: TestApi;
-  let operator: ManagedProcess;
-  let browser: Browser;
-  let axeSource: string;
-  /** What the pages reported: console errors (CSP violations among them) and failed requests. */
-  const problems: string[] = [];
-  /** Refusals a test provokes on purpose (`<status> <method> <path>`), each seen once. */
-  const expected: string[] = [];
-  const portal = (path = '') => `${api.url}/portal/${path}`;
-
-  function watch(page: Page): void {
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) {
-        problems.push(m.text());
-      }
-    });
-    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-    page.on('response', (r) => {
-      const path = new URL(r.url()).pathname;
-      // Without a logo the API answers 404 branding_logo_not_found: the portal shows the name.
-      const refusal = `${r.status()} ${r.request().method()} ${path}`;
-      const wanted = expected.indexOf(refusal);
-      if (wanted >= 0) {
-        expected.splice(wanted, 1);
-        return;
-      }
-      if (r.status() >= 400 && path !== '/favicon.ico' && path !== '/v1/branding/logo') {
-        problems.push(`${r.status()} ${r.url()}`);
-      }
-    });
-    page.on('requestfailed', (r) => {
-      // Navigating away cancels what the page was still loading.
-      if (r.failure()?.errorText !== 'net::ERR_ABORTED') {
-        problems.push(`${r.url()}: ${r.failure()?.errorText}`);
-      }
-    });
-  }
-
-  /** axe-core on the page as it is: no serious or critical violation. */
-  async function assertAccessible(page: Page, what: string): Promise<void> {
-    // Evaluated through the DevTools protocol: the page's CSP (no inline scripts) stays on.
-    await page.evaluate(axeSource);
-    const violations = await page.evaluate(async () => {
-      const axe = (
-        globalThis as unknown as { axe: { run: () => Promise<{ violations: AxeViolation[] }> } }
-      ).axe;
-      return (await axe.run()).violations;
-    });
-    const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(
-      bad.map(
-        (v) =>
-          `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-      ),
-      [],
-      `${what}: accessibility violations`,
-    );
-  }
-
-  /** Signs in through Keycloak's own login page, starting from the portal. */
-  async function signIn(context: BrowserContext, user: 'admin' | 'member'): Promise<Page> {
-    const page = await context.newPage();
-    watch(page);
-    await page.goto(portal());
-    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-    await assertAccessible(page, 'the sign-in page');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    // Keycloak's login form (another origin).
-    await page.waitForURL((u) => u.href.startsWith(keycloak().issuer), { timeout: 30_000 });
-    const login = keycloak().users[user];
-    // With organizations enabled Keycloak asks for the username first, then the password.
-    await page.locator('#username').fill(login.username);
-    if (!(await page.locator('#password').isVisible())) await page.locator('#kc-login').click();
-    await page.locator('#password').fill(login.password);
-    await page.locator('#kc-login').click();
-    await page
-      .getByRole('heading', { name: 'Overview' })
-      .waitFor({ timeout: 30_000 })
-      .catch(async (err: unknown) => {
-        const text = await page.locator('body').innerText();
-        throw new Error(
-          `${(err as Error).message}\npage ${page.url()}: ${text}\n${problems.join('\n')}`,
-        );
-      });
-    assert.equal(new URL(page.url()).pathname, '/portal/', 'back from the callback');
-    return page;
-  }
-
-  before(async function () {
-    // The build the API serves, current (cached: nothing to do when the sources are unchanged).
-    await promisify(execFile)(join(repoRoot, 'hack/lib/build-portal.sh'));
-    axeSource = await readFile(AXE, 'utf8');
-    operator = startOperatorProcess();
-    api = await startTestApi('portal-browser', { AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS: 'true' });
-    await portalOrigin(api.url, true);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  });
-  after(async function () {
-    await browser?.close();
-    if (api) await portalOrigin(api.url, false);
-    await operator?.stop();
-    await api?.close();
-  });
-  afterEach(function () {
-    const seen = [...problems.splice(0), ...expected.splice(0).map((e) => `not seen: ${e}`)];
-    if (this.currentTest?.state === 'passed')
-      assert.deepEqual(seen, [], 'console errors or failed requests');
-  });
+  const harness = usePortal('portal-browser');
+  const { expected, assertAccessible, signIn, portal } = harness;
 
   describe('as a platform admin', function () {
     let context: BrowserContext;
     let page: Page;
     before(async function () {
-      context = await browser.newContext();
-      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: api.url });
+      context = await harness.browser.newContext();
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+        origin: harness.api.url,
+      });
       page = await signIn(context, 'admin');
     });
     after(async function () {
@@ -201,7 +61,9 @@ describe('the portal in a browser (Keycloak sign-in, real API and operator, Chro
       );
       await assertAccessible(page, 'the API keys page with a new key');
 
-      const me = await call(`${api.url}/v1/me`, { headers: { authorization: `Bearer ${secret}` } });
+      const me = await call(`${harness.api.url}/v1/me`, {
+        headers: { authorization: `Bearer ${secret}` },
+      });
       assert.equal(me.status, 200, me.text);
       assert.equal((me.json() as { authenticated_via: string }).authenticated_via, 'api_key');
 
@@ -214,7 +76,7 @@ describe('the portal in a browser (Keycloak sign-in, real API and operator, Chro
       await row.getByRole('button', { name: 'Revoke portal browser key' }).click();
       await page.getByText('The key "portal browser key" was revoked.').waitFor();
       await row.waitFor({ state: 'detached' });
-      const after = await call(`${api.url}/v1/me`, {
+      const after = await call(`${harness.api.url}/v1/me`, {
         headers: { authorization: `Bearer ${secret}` },
       });
       assert.equal(after.status, 401, 'a revoked key no longer works');
@@ -345,7 +207,7 @@ describe('the portal in a browser (Keycloak sign-in, real API and operator, Chro
         );
         await button.click();
         await page.getByText('Deletion accepted').waitFor();
-        await awaitTenantGone(api.url, new URL(tenantUrl).pathname.split('/').pop() ?? '');
+        await awaitTenantGone(harness.api.url, new URL(tenantUrl).pathname.split('/').pop() ?? '');
         await page.getByText('This tenant does not exist (any more).').waitFor({ timeout: 30_000 });
       });
     });
@@ -353,7 +215,7 @@ describe('the portal in a browser (Keycloak sign-in, real API and operator, Chro
 
   describe('as a member', function () {
     it('hides the Administration workspace, answers "No access" at its address, and signs out', async function () {
-      const context = await browser.newContext();
+      const context = await harness.browser.newContext();
       try {
         const page = await signIn(context, 'member');
         assert.equal(await page.getByRole('navigation', { name: 'Workspace' }).count(), 0);
