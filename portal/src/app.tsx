@@ -46,10 +46,17 @@ export function App() {
 
 /** The organization's theme and translation overrides (the built-in ones until they arrive). */
 function Branding() {
-  const theme = useQuery({ queryKey: ['theme'], queryFn: () => api<Theme>('/v1/branding/theme') });
+  // Both belong to an organization: none is asked for before one is chosen.
+  const enabled = useMe().organization_id !== null;
+  const theme = useQuery({
+    queryKey: ['theme'],
+    queryFn: () => api<Theme>('/v1/branding/theme'),
+    enabled,
+  });
   const overrides = useQuery({
     queryKey: ['translations'],
     queryFn: () => api<Record<string, Record<string, Record<string, string>>>>('/v1/translations'),
+    enabled,
   });
   useEffect(() => {
     if (theme.data) applyTheme(theme.data);
@@ -62,7 +69,11 @@ function Branding() {
 
 function Logo() {
   // A query, so that the branding editor's upload shows at once (it invalidates ['logo']).
-  const logo = useQuery({ queryKey: ['logo'], queryFn: () => apiBlobUrl('/v1/branding/logo') });
+  const logo = useQuery({
+    queryKey: ['logo'],
+    queryFn: () => apiBlobUrl('/v1/branding/logo'),
+    enabled: useMe().organization_id !== null,
+  });
   const url = logo.data ?? null;
   const theme = useQuery<Theme>({ queryKey: ['theme'], enabled: false });
   useEffect(() => {

@@ -352,6 +352,7 @@ export const ENGLISH = {
   'reindex.lead':
     'Reindexing writes every document again with the configured embedding model; search uses the old index until it finishes.',
   'reindex.none': 'No reindex has run in this organization.',
+  'reindex.empty': 'The organization has no indexed documents yet: there is nothing to reindex.',
   'reindex.state': 'State',
   'reindex.state.running': 'Running',
   'reindex.state.cancelled': 'Cancelled',

@@ -22,6 +22,7 @@ import {
   type Call,
   type Tenant,
 } from './fixtures/index.js';
+import { acting, fileWithStatus, uploadText } from './files-helpers.js';
 import { generatedFile, ModelFileServer } from './model-file-server.js';
 import { backgroundOf, usePortal, VIEWPORT } from './portal-harness.js';
 import { rememberSecret } from './secrets.js';
@@ -40,8 +41,9 @@ describe('the portal’s MCP editing, credentials and settings in a browser (rea
   this.timeout(120_000);
   let store = '';
   const harness = usePortal('portal-settings-browser', (origin) => ({
-    // The model store of this run (made as the API starts).
-    AIPLANE_MODEL_STORE_DIR: (store = mkdtempSync(join(tmpdir(), 'portal-settings-models-'))),
+    // The model and file stores of this run (made as the API starts).
+    AIPLANE_MODEL_STORE_DIR: (store = mkdtempSync(join(tmpdir(), 'portal-settings-'))),
+    AIPLANE_FILES_DIR: join(store, 'files'),
     AIPLANE_MCP_OAUTH_REDIRECT_URL: `${origin}${RETURN_PATH}`,
     AIPLANE_MODEL_DOWNLOAD_ALLOW_LOOPBACK_SOURCES: 'true',
     AIPLANE_MODELS_ALLOW_LOOPBACK_BACKENDS: 'true',
@@ -113,48 +115,6 @@ describe('the portal’s MCP editing, credentials and settings in a browser (rea
     if (store) await rm(store, { recursive: true, force: true });
   });
 
-  it('edits a remote MCP server: the API’s errors at the field, the allowlist chosen from the tools the server lists', async function () {
-    await page
-      .getByRole('navigation', { name: 'Workspace' })
-      .getByRole('link', { name: 'Administration' })
-      .click();
-    await nav('MCP registry');
-    await page.locator('tr[data-name="docs"]').waitFor();
-    await screenshot(page, 'mcp-registry');
-    await page.getByRole('link', { name: 'Edit docs' }).click();
-    await page.getByRole('heading', { name: 'Change the MCP server docs' }).waitFor();
-    await assertAccessible(page, 'the MCP server edit form');
-    assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), 'docs');
-
-    // 400 mcp_server_address_invalid: shown at the address, nothing changed.
-    expected.push(`400 PUT /v1/mcp/servers/${ids.docs}`);
-    const address = page.getByLabel('Address (remote)');
-    await address.fill('http://user:secret@127.0.0.1:9/mcp');
-    await page.getByRole('button', { name: 'Save changes' }).click();
-    await page.locator('.field', { has: address }).locator('.field-error').waitFor();
-    assert.equal(await address.getAttribute('aria-invalid'), 'true');
-    assert.equal((await server(ids.docs ?? '')).display_name, 'docs', 'nothing half-written');
-
-    await address.fill(open.url);
-    await page.getByLabel('Display name', { exact: true }).fill('Docs v2');
-    await page.getByRole('button', { name: 'List the server’s tools' }).click();
-    await page.getByRole('checkbox', { name: 'search Search' }).check();
-    assert.equal(
-      await page.getByLabel('Tool allowlist (one per line; empty allows every tool)').inputValue(),
-      'search',
-    );
-    await screenshot(page, 'mcp-edit');
-    // The screenshot reloaded the page: the choice again.
-    await page.getByRole('button', { name: 'List the server’s tools' }).click();
-    await page.getByRole('checkbox', { name: 'search Search' }).check();
-    await page.getByLabel('Display name', { exact: true }).fill('Docs v2');
-    await page.getByRole('button', { name: 'Save changes' }).click();
-    await page.locator('tr[data-name="docs"]', { hasText: 'Docs v2' }).waitFor();
-    const saved = await server(ids.docs ?? '');
-    assert.deepEqual(saved.tool_allowlist, ['search']);
-    assert.equal(saved.display_name, 'Docs v2');
-  });
-
   it('links an OAuth credential through the return page, stores a static one, and says why a bad return fails', async function () {
     await page
       .getByRole('navigation', { name: 'Workspace' })
@@ -198,6 +158,48 @@ describe('the portal’s MCP editing, credentials and settings in a browser (rea
     // What the authorization server refused, in words too.
     await page.goto(`${portal('mcp/oauth/return')}?error=access_denied&error_description=No`);
     await page.getByText('did not grant access (access_denied)').waitFor();
+  });
+
+  it('edits a remote MCP server: the API’s errors at the field, the allowlist chosen from the tools the server lists', async function () {
+    await page
+      .getByRole('navigation', { name: 'Workspace' })
+      .getByRole('link', { name: 'Administration' })
+      .click();
+    await nav('MCP registry');
+    await page.locator('tr[data-name="docs"]').waitFor();
+    await screenshot(page, 'mcp-registry');
+    await page.getByRole('link', { name: 'Edit docs' }).click();
+    await page.getByRole('heading', { name: 'Change the MCP server docs' }).waitFor();
+    await assertAccessible(page, 'the MCP server edit form');
+    assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), 'docs');
+
+    // 400 mcp_server_address_invalid: shown at the address, nothing changed.
+    expected.push(`400 PUT /v1/mcp/servers/${ids.docs}`);
+    const address = page.getByLabel('Address (remote)');
+    await address.fill('http://user:secret@127.0.0.1:9/mcp');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.locator('.field', { has: address }).locator('.field-error').waitFor();
+    assert.equal(await address.getAttribute('aria-invalid'), 'true');
+    assert.equal((await server(ids.docs ?? '')).display_name, 'docs', 'nothing half-written');
+
+    await address.fill(open.url);
+    await page.getByLabel('Display name', { exact: true }).fill('Docs v2');
+    await page.getByRole('button', { name: 'List the server’s tools' }).click();
+    await page.getByRole('checkbox', { name: 'search (Search)' }).check();
+    assert.equal(
+      await page.getByLabel('Tool allowlist (one per line; empty allows every tool)').inputValue(),
+      'search',
+    );
+    await screenshot(page, 'mcp-edit');
+    // The screenshot reloaded the page: the choice again.
+    await page.getByRole('button', { name: 'List the server’s tools' }).click();
+    await page.getByRole('checkbox', { name: 'search (Search)' }).check();
+    await page.getByLabel('Display name', { exact: true }).fill('Docs v2');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.locator('tr[data-name="docs"]', { hasText: 'Docs v2' }).waitFor();
+    const saved = await server(ids.docs ?? '');
+    assert.deepEqual(saved.tool_allowlist, ['search']);
+    assert.equal(saved.display_name, 'Docs v2');
   });
 
   it('changes the theme colour: the preview at once, the whole portal once saved; uploads a logo', async function () {
@@ -337,18 +339,27 @@ describe('the portal’s MCP editing, credentials and settings in a browser (rea
       .waitFor({ timeout: 30_000 });
   });
 
-  it('shows the reindex state in words and starts one', async function () {
-    // None has run in a new organization: the API's 404 reads as words.
+  it('shows the reindex state in words and reindexes the organization’s documents', async function () {
+    // Nothing indexed yet: the API's 404 reads as words.
     expected.push('404 GET /v1/collections/documents/reindex');
     await nav('Reindex');
     await page.getByRole('heading', { name: 'Reindex' }).waitFor();
+    await page.getByText('The organization has no indexed documents yet').waitFor();
+    await assertAccessible(page, 'the reindex page without documents');
+
+    const owner = acting(harness.api.url, 'admin', tenant.organizationId);
+    const file = await uploadText(owner, 'bees.txt', 'Bees make honey from the nectar of flowers.');
+    await fileWithStatus(owner, file.id, 'RAG Available');
+    expected.push('404 GET /v1/collections/documents/reindex');
+    await page.reload();
     await page.getByText('No reindex has run in this organization.').waitFor();
-    await assertAccessible(page, 'the reindex page');
     await page.getByRole('button', { name: 'Reindex now' }).click();
-    await page.locator('[data-testid="reindex"][data-state]').waitFor({ timeout: 60_000 });
+    // Followed through its event stream until it is done.
     await page
       .locator('[data-testid="reindex"][data-state="finished"]')
       .waitFor({ timeout: 60_000 });
+    await page.getByText('1 written, 0 failed, 0 skipped of 1 files').waitFor();
+    await assertAccessible(page, 'the reindex page');
     await screenshot(page, 'reindex');
   });
 

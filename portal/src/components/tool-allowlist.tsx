@@ -88,8 +88,10 @@ export function ToolAllowlist({
                   )
                 }
               />
-              <code>{tool.name}</code>
-              {tool.title && <span>{tool.title}</span>}
+              <span>
+                <code>{tool.name}</code>
+                {tool.title ? ` (${tool.title})` : ''}
+              </span>
             </label>
           ))}
         </fieldset>

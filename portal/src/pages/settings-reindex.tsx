@@ -24,13 +24,15 @@ export default function SettingsReindex() {
     queryKey: ['reindex'],
     queryFn: () =>
       api<Reindex>(PATH).catch((err: unknown) => {
-        // None has run yet: an answer, not a failure.
-        if (err instanceof ApiError && err.code === 'reindex_not_found') return null;
+        // None has run yet, or there is nothing indexed: answers, not failures.
+        if (err instanceof ApiError && err.code === 'reindex_not_found') return 'never' as const;
+        if (err instanceof ApiError && err.code === 'collection_not_found') return 'empty' as const;
         throw err;
       }),
   });
   const [streamError, setStreamError] = useState<unknown>(null);
-  const running = reindex.data?.state === 'running';
+  const r = typeof reindex.data === 'object' ? reindex.data : undefined;
+  const running = r?.state === 'running';
   useEffect(() => {
     if (!running) return;
     const abort = new AbortController();
@@ -49,8 +51,7 @@ export default function SettingsReindex() {
     mutationFn: () => api<Reindex>(PATH, { method: 'DELETE' }),
     onSuccess: (r) => queries.setQueryData(['reindex'], r),
   });
-  const r = reindex.data;
-  const editor = me.permissions.includes('can_edit_config');
+  const editor = me.permissions.includes('can_edit_config') && reindex.data !== 'empty';
   return (
     <section aria-labelledby="reindex-title">
       <h1 id="reindex-title">{t('reindex.title')}</h1>
@@ -59,7 +60,8 @@ export default function SettingsReindex() {
         <ErrorMessage error={reindex.error} onRetry={() => void reindex.refetch()} />
       )}
       {reindex.isPending && <p>{t('app.loading')}</p>}
-      {r === null && <p>{t('reindex.none')}</p>}
+      {reindex.data === 'never' && <p>{t('reindex.none')}</p>}
+      {reindex.data === 'empty' && <p>{t('reindex.empty')}</p>}
       {r && (
         <div data-testid="reindex" data-state={r.state}>
           <dl className="facts">
