@@ -185,11 +185,11 @@ export function usePortal(
         // The theme is applied for the scheme the page starts in.
         await page.reload();
         await page.locator('main h1').first().waitFor();
+        // Until what the page loads is there (a paragraph that says only "Loading…").
         await page
-          .getByText('Loading…')
+          .locator('p', { hasText: /^Loading…$/ })
           .first()
-          .waitFor({ state: 'detached' })
-          .catch(() => {});
+          .waitFor({ state: 'detached' });
         await page.screenshot({ path: join(SCREENSHOTS, `${name}-${scheme}.png`) });
       }
       await page.emulateMedia({ colorScheme: 'light' });

@@ -211,7 +211,7 @@ describe('the portal’s MCP editing, credentials and settings in a browser (rea
     const swatch = page.getByTestId('preview-light').locator('.preview-primary');
     const background = () => backgroundOf(swatch);
     assert.notEqual(await background(), 'rgb(170, 0, 0)');
-    await page.getByLabel('Primary (Light)').fill('#aa0000');
+    await page.getByLabel('Primary (Light)', { exact: true }).fill('#aa0000');
     assert.equal(await background(), 'rgb(170, 0, 0)', 'the live preview');
     const save = page.getByRole('button', { name: 'Save theme' });
     await save.click();
@@ -337,6 +337,8 @@ describe('the portal’s MCP editing, credentials and settings in a browser (rea
       .locator('article[data-download="small-model"]')
       .getByText('Completed')
       .waitFor({ timeout: 30_000 });
+    await assertAccessible(page, 'the downloads page with finished downloads');
+    await screenshot(page, 'downloads');
   });
 
   it('shows the reindex state in words and reindexes the organization’s documents', async function () {
