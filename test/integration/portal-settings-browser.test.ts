@@ -228,6 +228,10 @@ describe('the portal’s MCP editing, credentials and settings in a browser (rea
     await page.getByRole('button', { name: 'Upload logo' }).click();
     await page.getByText('The logo was uploaded').waitFor();
     await page.locator('header .brand img').waitFor();
+    // Back to the default theme (the later pages' screenshots show it).
+    await page.getByRole('button', { name: 'Back to the default theme' }).click();
+    await page.getByText('The default theme is back.').waitFor();
+    assert.notEqual(await backgroundOf(save), 'rgb(170, 0, 0)');
   });
 
   it('adds a translation override and shows it on switching the language', async function () {
