@@ -84,3 +84,20 @@ export function colorInputValue(hex: string): string {
   }
   return `#${digits.slice(0, 6)}`.toLowerCase();
 }
+
+/**
+ * The fonts a theme may name, read from the API's own schema (`GET /openapi.json`: the `Theme`
+ * schema's `font_family`, a union of constants); the current font when the document lacks them.
+ */
+export function fontsOf(openapi: unknown, current: string): string[] {
+  type Node = { const?: unknown; enum?: unknown[]; anyOf?: Node[]; oneOf?: Node[] };
+  const doc = openapi as
+    | { components?: { schemas?: Record<string, { properties?: Record<string, Node> }> } }
+    | undefined;
+  const font = doc?.components?.schemas?.Theme?.properties?.font_family;
+  const names = [
+    ...(font?.enum ?? []),
+    ...(font?.anyOf ?? font?.oneOf ?? []).map((n) => n.const),
+  ].filter((n): n is string => typeof n === 'string');
+  return names.includes(current) ? names : [current, ...names];
+}

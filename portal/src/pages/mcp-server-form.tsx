@@ -7,6 +7,7 @@ import { ErrorMessage } from '../components/error-message';
 import { Field } from '../components/field';
 import { FormError } from '../components/form-error';
 import { ToolAllowlist } from '../components/tool-allowlist';
+import { WriteOnlyChoice, type WriteOnlyMode } from '../components/write-only-choice';
 import type { McpServer } from '../types';
 
 /** Error codes of the API that belong to one field of the form (spec: MCP Errors). */
@@ -41,7 +42,7 @@ interface EnvRow {
  * it (env omitted), replace it whole by the rows (values typed again: they are write-only), or
  * remove every variable (an empty object).
  */
-type EnvMode = 'keep' | 'replace' | 'remove';
+type EnvMode = WriteOnlyMode;
 
 /** Adds a server (`/admin/mcp/new`) or changes one (`/admin/mcp/:id/edit`). */
 export default function McpServerPage({ params }: { params: Record<string, string> }) {
@@ -304,20 +305,13 @@ function EnvModeChoice({
           ? t('mcp.edit.envNone')
           : t('mcp.edit.envStored', { names: server.env.map((e) => e.name).join(', ') })}
       </p>
-      <div role="radiogroup" aria-label={t('mcp.edit.envMode')} className="row">
-        {(['keep', 'replace', 'remove'] as const).map((m) => (
-          <label key={m}>
-            <input
-              type="radio"
-              name="env-mode"
-              value={m}
-              checked={mode === m}
-              onChange={() => onChange(m)}
-            />{' '}
-            {t(`mcp.edit.env.${m}`)}
-          </label>
-        ))}
-      </div>
+      <WriteOnlyChoice
+        name="env-mode"
+        label={t('mcp.edit.envMode')}
+        mode={mode}
+        onChange={onChange}
+        words={(m) => t(`mcp.edit.env.${m}`)}
+      />
       {mode === 'replace' && <p className="help">{t('mcp.edit.envReplaceHelp')}</p>}
     </>
   );

@@ -5,23 +5,10 @@ import { api } from '../api';
 import { ErrorMessage } from '../components/error-message';
 import { Field } from '../components/field';
 import { fieldMessageOf, FormError } from '../components/form-error';
-import { colorInputValue } from '../settings-logic';
+import { colorInputValue, fontsOf } from '../settings-logic';
 import type { LogoInfo } from '../settings-types';
 import { themeVariables, type Theme } from '../theme';
 
-/** The fonts a theme may name (the API's SAFE_FONTS, api/src/platform/branding.ts). */
-const FONTS = [
-  'system-ui',
-  'Inter',
-  'Roboto',
-  'Open Sans',
-  'Noto Sans',
-  'Source Sans 3',
-  'IBM Plex Sans',
-  'Lato',
-  'Georgia',
-  'ui-monospace',
-];
 const COLORS = [
   'primary',
   'on_primary',
@@ -75,6 +62,12 @@ export default function SettingsBranding() {
 
 function ThemeEditor({ stored }: { stored: Theme }) {
   const { t } = useTranslation();
+  // The API's own list (its OpenAPI document is public and read once).
+  const openapi = useQuery({
+    queryKey: ['openapi'],
+    queryFn: async () => (await fetch('/openapi.json')).json() as Promise<unknown>,
+    staleTime: Infinity,
+  });
   const queries = useQueryClient();
   const [draft, setDraft] = useState(stored);
   const [done, setDone] = useState('');
@@ -120,7 +113,7 @@ function ThemeEditor({ stored }: { stored: Theme }) {
             value={draft.font_family}
             onChange={(e) => change({ ...draft, font_family: e.target.value })}
           >
-            {FONTS.map((f) => (
+            {fontsOf(openapi.data, draft.font_family).map((f) => (
               <option key={f} value={f}>
                 {f}
               </option>

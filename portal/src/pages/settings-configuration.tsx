@@ -7,7 +7,92 @@ import { Field } from '../components/field';
 import { fieldMessageOf, FormError } from '../components/form-error';
 import { draftOf, patchOf, type Draft } from '../settings-logic';
 import type { SystemConfig } from '../settings-types';
+import type { StringKey } from '../strings';
 
+/** A control of the form: the draft's key, the API's field, its words and its kind. */
+interface Control {
+  key: keyof Draft;
+  field: string;
+  label: StringKey;
+  help: StringKey;
+  kind: 'text' | 'number' | 'checkbox' | 'lines';
+}
+const GROUPS: { legend?: StringKey; controls: Control[] }[] = [
+  {
+    controls: [
+      {
+        key: 'retrieval_k',
+        field: 'retrieval_k',
+        label: 'config.retrievalK',
+        help: 'config.retrievalKHelp',
+        kind: 'number',
+      },
+    ],
+  },
+  {
+    legend: 'config.reranker',
+    controls: [
+      {
+        key: 'reranker_model',
+        field: 'reranker_model',
+        label: 'config.rerankerModel',
+        help: 'config.rerankerModelHelp',
+        kind: 'text',
+      },
+      {
+        key: 'rerank_top_n',
+        field: 'rerank_top_n',
+        label: 'config.rerankTopN',
+        help: 'config.rerankTopNHelp',
+        kind: 'number',
+      },
+      {
+        key: 'reranker_enabled',
+        field: 'reranker_enabled',
+        label: 'config.rerankerEnabled',
+        help: 'config.rerankerEnabledHelp',
+        kind: 'checkbox',
+      },
+    ],
+  },
+  {
+    controls: [
+      {
+        key: 'embedding_model',
+        field: 'embedding_model',
+        label: 'config.embeddingModel',
+        help: 'config.embeddingModelHelp',
+        kind: 'text',
+      },
+    ],
+  },
+  {
+    legend: 'config.serviceDesk',
+    controls: [
+      {
+        key: 'desk_enabled',
+        field: 'service_desk.enabled',
+        label: 'config.deskEnabled',
+        help: 'config.deskEnabledHelp',
+        kind: 'checkbox',
+      },
+      {
+        key: 'custom_gpt_id',
+        field: 'service_desk.custom_gpt_id',
+        label: 'config.deskGpt',
+        help: 'config.deskGptHelp',
+        kind: 'text',
+      },
+      {
+        key: 'document_ids',
+        field: 'service_desk.document_ids',
+        label: 'config.deskDocuments',
+        help: 'config.deskDocumentsHelp',
+        kind: 'lines',
+      },
+    ],
+  },
+];
 const FIELDS = [
   'retrieval_k',
   'rerank_top_n',
@@ -58,6 +143,34 @@ function ConfigForm({ stored }: { stored: SystemConfig }) {
     },
   });
   const at = fieldMessageOf(save.error);
+  /** One control of the form: its label, help and the API's error for its field. */
+  const control = (c: Control) => (
+    <Field key={c.key} label={t(c.label)} help={t(c.help)} error={at(c.field)}>
+      {(p) =>
+        c.kind === 'checkbox' ? (
+          <input
+            {...p}
+            type="checkbox"
+            checked={d[c.key] as boolean}
+            onChange={(e) => set({ [c.key]: e.target.checked })}
+          />
+        ) : c.kind === 'lines' ? (
+          <textarea
+            {...p}
+            value={d[c.key] as string}
+            onChange={(e) => set({ [c.key]: e.target.value })}
+          />
+        ) : (
+          <input
+            {...p}
+            {...(c.kind === 'number' ? { type: 'number', min: 1, max: 50 } : {})}
+            value={d[c.key] as string}
+            onChange={(e) => set({ [c.key]: e.target.value })}
+          />
+        )
+      }
+    </Field>
+  );
   return (
     <section aria-labelledby="config-title">
       <h1 id="config-title">{t('config.title')}</h1>
@@ -69,124 +182,16 @@ function ConfigForm({ stored }: { stored: SystemConfig }) {
           save.mutate();
         }}
       >
-        <Field
-          label={t('config.retrievalK')}
-          help={t('config.retrievalKHelp')}
-          error={at('retrieval_k')}
-        >
-          {(p) => (
-            <input
-              {...p}
-              type="number"
-              min={1}
-              max={50}
-              value={d.retrieval_k}
-              onChange={(e) => set({ retrieval_k: e.target.value })}
-            />
-          )}
-        </Field>
-        <fieldset className="field">
-          <legend>{t('config.reranker')}</legend>
-          <Field
-            label={t('config.rerankerModel')}
-            help={t('config.rerankerModelHelp')}
-            error={at('reranker_model')}
-          >
-            {(p) => (
-              <input
-                {...p}
-                value={d.reranker_model}
-                onChange={(e) => set({ reranker_model: e.target.value })}
-              />
-            )}
-          </Field>
-          <Field
-            label={t('config.rerankTopN')}
-            help={t('config.rerankTopNHelp')}
-            error={at('rerank_top_n')}
-          >
-            {(p) => (
-              <input
-                {...p}
-                type="number"
-                min={1}
-                max={50}
-                value={d.rerank_top_n}
-                onChange={(e) => set({ rerank_top_n: e.target.value })}
-              />
-            )}
-          </Field>
-          <Field
-            label={t('config.rerankerEnabled')}
-            help={t('config.rerankerEnabledHelp')}
-            error={at('reranker_enabled')}
-          >
-            {(p) => (
-              <input
-                {...p}
-                type="checkbox"
-                checked={d.reranker_enabled}
-                onChange={(e) => set({ reranker_enabled: e.target.checked })}
-              />
-            )}
-          </Field>
-        </fieldset>
-        <Field
-          label={t('config.embeddingModel')}
-          help={t('config.embeddingModelHelp')}
-          error={at('embedding_model')}
-        >
-          {(p) => (
-            <input
-              {...p}
-              value={d.embedding_model}
-              onChange={(e) => set({ embedding_model: e.target.value })}
-            />
-          )}
-        </Field>
-        <fieldset className="field">
-          <legend>{t('config.serviceDesk')}</legend>
-          <Field
-            label={t('config.deskEnabled')}
-            help={t('config.deskEnabledHelp')}
-            error={at('service_desk.enabled')}
-          >
-            {(p) => (
-              <input
-                {...p}
-                type="checkbox"
-                checked={d.desk_enabled}
-                onChange={(e) => set({ desk_enabled: e.target.checked })}
-              />
-            )}
-          </Field>
-          <Field
-            label={t('config.deskGpt')}
-            help={t('config.deskGptHelp')}
-            error={at('service_desk.custom_gpt_id')}
-          >
-            {(p) => (
-              <input
-                {...p}
-                value={d.custom_gpt_id}
-                onChange={(e) => set({ custom_gpt_id: e.target.value })}
-              />
-            )}
-          </Field>
-          <Field
-            label={t('config.deskDocuments')}
-            help={t('config.deskDocumentsHelp')}
-            error={at('service_desk.document_ids')}
-          >
-            {(p) => (
-              <textarea
-                {...p}
-                value={d.document_ids}
-                onChange={(e) => set({ document_ids: e.target.value })}
-              />
-            )}
-          </Field>
-        </fieldset>
+        {GROUPS.map((g) =>
+          g.legend ? (
+            <fieldset className="field" key={g.legend}>
+              <legend>{t(g.legend)}</legend>
+              {g.controls.map(control)}
+            </fieldset>
+          ) : (
+            g.controls.map(control)
+          ),
+        )}
         <button type="submit" className="primary" disabled={save.isPending}>
           {save.isPending ? t('common.saving') : t('common.save')}
         </button>

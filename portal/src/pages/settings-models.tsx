@@ -6,18 +6,27 @@ import { ErrorMessage } from '../components/error-message';
 import { Field } from '../components/field';
 import { fieldMessageOf, FormError } from '../components/form-error';
 import { ListStatus, TableHead } from '../components/list';
+import { WriteOnlyChoice, type WriteOnlyMode } from '../components/write-only-choice';
 import { useMe } from '../session';
 import { MODEL_MODES, type CatalogueModel } from '../settings-types';
+import type { StringKey } from '../strings';
 
 /** Error codes of the catalogue that belong to one field of the form. */
 const CODE_FIELD: Record<string, string> = {
   model_exists: 'name',
   model_backend_address_invalid: 'base_url',
 };
+/** The catalogue table's column headers. */
+const COLUMNS: StringKey[] = [
+  'models.name',
+  'models.mode',
+  'models.baseUrl',
+  'models.apiKey',
+  'models.scope',
+  'models.active',
+  'tenants.actions',
+];
 const FIELDS = ['name', 'mode', 'base_url', 'backend_model', 'api_key', 'context_window'];
-
-/** What an edit does with the stored backend key (write-only): keep, replace or remove. */
-type KeyMode = 'keep' | 'replace' | 'remove';
 
 /** The model catalogue (can_manage_models): list, add, edit, remove; keys are write-only. */
 export default function SettingsModels() {
@@ -62,17 +71,7 @@ export default function SettingsModels() {
       <ListStatus query={models} empty={list.length === 0} emptyText={t('models.empty')} />
       {list.length > 0 && (
         <table>
-          <TableHead
-            columns={[
-              t('models.name'),
-              t('models.mode'),
-              t('models.baseUrl'),
-              t('models.apiKey'),
-              t('models.scope'),
-              t('models.active'),
-              t('tenants.actions'),
-            ]}
-          />
+          <TableHead columns={COLUMNS.map((c) => t(c))} />
           <tbody>
             {list.map((m) => (
               <tr key={m.id} data-model={m.name}>
@@ -131,7 +130,7 @@ function ModelForm({
   const [contextWindow, setContextWindow] = useState(String(model?.context_window ?? ''));
   const [active, setActive] = useState(model?.active ?? true);
   const [platformWide, setPlatformWide] = useState(false);
-  const [keyMode, setKeyMode] = useState<KeyMode>(model ? 'keep' : 'replace');
+  const [keyMode, setKeyMode] = useState<WriteOnlyMode>(model ? 'keep' : 'replace');
   const [apiKey, setApiKey] = useState('');
   const save = useMutation({
     mutationFn: () => {
@@ -236,19 +235,13 @@ function ModelForm({
         <legend>{t('models.apiKey')}</legend>
         <p className="help">{t('models.apiKeyHelp')}</p>
         {model && (
-          <div role="radiogroup" aria-label={t('models.keyMode')} className="row">
-            {(['keep', 'replace', 'remove'] as const).map((m) => (
-              <label key={m}>
-                <input
-                  type="radio"
-                  name="key-mode"
-                  checked={keyMode === m}
-                  onChange={() => setKeyMode(m)}
-                />{' '}
-                {t(`models.key.${m}`)}
-              </label>
-            ))}
-          </div>
+          <WriteOnlyChoice
+            name="key-mode"
+            label={t('models.keyMode')}
+            mode={keyMode}
+            onChange={setKeyMode}
+            words={(m) => t(`models.key.${m}`)}
+          />
         )}
         {keyMode === 'replace' && (
           <Field label={t('models.apiKeyValue')} error={at('api_key')}>
