@@ -59,16 +59,12 @@ export interface ModelDownload {
   created_at: string;
 }
 
-export interface Reindex {
+/** A reindex and its counters (files: at the start, written, failed, skipped). */
+export interface Reindex extends Record<'total' | 'completed' | 'failed' | 'skipped', number> {
   id: string;
-  collection: string;
   state: 'running' | 'cancelled' | 'finished' | 'failed';
   trigger: string;
   embedding_model: string;
-  total: number;
-  completed: number;
-  failed: number;
-  skipped: number;
   reason: string | null;
   started_at: string;
   finished_at: string | null;

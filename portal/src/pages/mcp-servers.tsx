@@ -8,6 +8,7 @@ import { Field } from '../components/field';
 import { useMe } from '../session';
 import { STATUS_LABEL, statusKind, type StatusKind } from '../mcp-status';
 import type { McpServer } from '../types';
+import { Named } from '../components/named';
 
 /** The MCP registry of the acting organization: search, filters, indicators, live refresh. */
 export default function McpServers() {
@@ -121,13 +122,11 @@ export default function McpServers() {
                   <div className="row">
                     {admin && me.platform_admin && (
                       <Link href={`/admin/mcp/${s.id}/edit`}>
-                        {t('mcp.edit.link')}
-                        <span className="visually-hidden"> {s.name}</span>
+                        <Named label={t('mcp.edit.link')} name={s.name} />
                       </Link>
                     )}
                     <Link href={`/mcp/${s.id}/credential`}>
-                      {t('mcp.credential.link')}
-                      <span className="visually-hidden"> {s.name}</span>
+                      <Named label={t('mcp.credential.link')} name={s.name} />
                     </Link>
                   </div>
                 </td>

@@ -9,16 +9,6 @@ import { colorInputValue, fontsOf } from '../settings-logic';
 import type { LogoInfo } from '../settings-types';
 import { themeVariables, type Theme } from '../theme';
 
-const COLORS = [
-  'primary',
-  'on_primary',
-  'background',
-  'surface',
-  'text',
-  'muted',
-  'accent',
-  'danger',
-] as const;
 const SCHEMES = ['light', 'dark'] as const;
 
 /** The theme's variables on one element (through the CSSOM: the CSP allows no inline style). */
@@ -138,7 +128,7 @@ function ThemeEditor({ stored }: { stored: Theme }) {
           <fieldset key={scheme} className="field">
             <legend>{t(`branding.scheme.${scheme}`)}</legend>
             <div className="colors">
-              {COLORS.map((c) => (
+              {(Object.keys(draft[scheme]) as (keyof Theme['light'])[]).map((c) => (
                 <Field
                   key={c}
                   label={t('branding.color', {

@@ -8,6 +8,7 @@ import { fieldMessageOf, FormError } from '../components/form-error';
 import { ProgressBar } from '../components/progress-bar';
 import { followEvents } from '../event-stream';
 import type { ModelDownload } from '../settings-types';
+import { Named } from '../components/named';
 
 const POLL_MS = 1500;
 const active = (d: ModelDownload) => d.status === 'queued' || d.status === 'running';
@@ -193,8 +194,7 @@ function DownloadCard({ id }: { id: string }) {
           disabled={cancel.isPending}
           onClick={() => cancel.mutate()}
         >
-          {t('downloads.cancel')}
-          <span className="visually-hidden"> {d.model}</span>
+          <Named label={t('downloads.cancel')} name={d.model} />
         </button>
       )}
       {cancel.isError && <ErrorMessage error={cancel.error} />}

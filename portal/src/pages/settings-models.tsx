@@ -10,6 +10,7 @@ import { WriteOnlyChoice, type WriteOnlyMode } from '../components/write-only-ch
 import { useMe } from '../session';
 import { MODEL_MODES, type CatalogueModel } from '../settings-types';
 import type { StringKey } from '../strings';
+import { Named } from '../components/named';
 
 /** Error codes of the catalogue that belong to one field of the form. */
 const CODE_FIELD: Record<string, string> = {
@@ -87,8 +88,7 @@ export default function SettingsModels() {
                 <td>
                   <div className="row">
                     <button type="button" onClick={() => setEditing(m)}>
-                      {t('models.edit')}
-                      <span className="visually-hidden"> {m.name}</span>
+                      <Named label={t('models.edit')} name={m.name} />
                     </button>
                     <button
                       type="button"
@@ -99,8 +99,7 @@ export default function SettingsModels() {
                         }
                       }}
                     >
-                      {t('common.delete')}
-                      <span className="visually-hidden"> {m.name}</span>
+                      <Named label={t('common.delete')} name={m.name} />
                     </button>
                   </div>
                 </td>
