@@ -202,6 +202,58 @@ describe('the portal’s MCP editing, credentials and settings in a browser (rea
     assert.equal(saved.display_name, 'Docs v2');
   });
 
+  it('edits a managed server’s write-only environment: names listed, values never; keep, replace, remove', async function () {
+    const first = 'first-value-5150';
+    const second = 'second-value-6160';
+    rememberSecret(first);
+    rememberSecret(second);
+    const r = await admin('POST', '/v1/mcp/servers', {
+      runtime: 'managed',
+      name: 'runner',
+      display_name: 'Runner',
+      image: 'ghcr.io/aiplane/test-mcp:1.0',
+      port: 8080,
+      env: { API_TOKEN: first },
+    });
+    assert.equal(r.status, 200, r.text);
+    const id = (r.json() as Server).id;
+    const envOf = async () =>
+      ((await admin('GET', `/v1/mcp/servers/${id}`)).json() as { env: { name: string }[] }).env
+        .map((e) => e.name)
+        .sort();
+
+    await page.goto(portal(`admin/mcp/${id}/edit`));
+    await page.getByText('Stored variables (values hidden): API_TOKEN').waitFor();
+    // Keep (the default): a display name change leaves the environment alone.
+    await page.getByLabel('Display name', { exact: true }).fill('Runner v2');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.locator('tr[data-name="runner"]', { hasText: 'Runner v2' }).waitFor();
+    assert.deepEqual(await envOf(), ['API_TOKEN']);
+
+    // Replace: the stored name comes back without its value; a second variable is added.
+    await page.goto(portal(`admin/mcp/${id}/edit`));
+    await page.getByLabel('Set or replace variables').check();
+    assert.equal(await page.getByLabel('Variable name 1').inputValue(), 'API_TOKEN');
+    assert.equal(await page.getByLabel('Value 1').inputValue(), '', 'never shown back');
+    await page.getByLabel('Value 1').fill(second);
+    await page.getByRole('button', { name: 'Add variable' }).click();
+    await page.getByLabel('Variable name 2').fill('REGION');
+    await page.getByLabel('Value 2').fill('eu');
+    await assertAccessible(page, 'the managed server edit form');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.locator('tr[data-name="runner"]').waitFor();
+    assert.deepEqual(await envOf(), ['API_TOKEN', 'REGION']);
+    assert.ok(!(await page.content()).includes(second), 'the value is never shown');
+
+    // Remove every variable.
+    await page.goto(portal(`admin/mcp/${id}/edit`));
+    await page.getByText('Stored variables (values hidden): API_TOKEN, REGION').waitFor();
+    await page.getByLabel('Remove every variable').check();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.locator('tr[data-name="runner"]').waitFor();
+    assert.deepEqual(await envOf(), []);
+  });
+
   it('changes the theme colour: the preview at once, the whole portal once saved; uploads a logo', async function () {
     await page.goto(portal());
     await nav('Branding');
@@ -222,7 +274,7 @@ describe('the portal’s MCP editing, credentials and settings in a browser (rea
       name: 'logo.svg',
       mimeType: 'image/svg+xml',
       buffer: Buffer.from(
-        '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="32"><rect width="64" height="32" fill="#aa0000"/></svg>',
+        '<svg xmlns="http://www.w3.org/2000/svg" width="32" height="32"><rect width="32" height="32" rx="8" fill="#2457d6"/><circle cx="16" cy="16" r="7" fill="#ffffff"/></svg>',
       ),
     });
     await page.getByRole('button', { name: 'Upload logo' }).click();
