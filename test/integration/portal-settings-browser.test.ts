@@ -8,7 +8,10 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
+import { LocalEmbedder, LocalReranker } from '@aiplane/api';
 import {
+  miniLmDir,
+  startEmbeddingsTestBackend,
   startMcpTestServer,
   startOAuthTestAuthorizationServer,
   type McpTestServer,
@@ -397,7 +400,7 @@ describe('the portal’s MCP editing, credentials and settings in a browser (rea
     await screenshot(page, 'downloads');
   });
 
-  it('shows the reindex state in words and reindexes the organization’s documents', async function () {
+  it('shows the reindex state in words, reindexes the organization’s documents, and cancels a running reindex', async function () {
     // Nothing indexed yet: the API's 404 reads as words.
     expected.push('404 GET /v1/collections/documents/reindex');
     await nav('Reindex');
@@ -419,6 +422,40 @@ describe('the portal’s MCP editing, credentials and settings in a browser (rea
     await page.getByText('1 written, 0 failed, 0 skipped of 1 files').waitFor();
     await assertAccessible(page, 'the reindex page');
     await screenshot(page, 'reindex');
+
+    // Another embedding model whose backend holds the file's text: the reindex the
+    // configuration starts stays running until the page cancels it.
+    const embedder = await LocalEmbedder.start({ modelDir: miniLmDir(), batchSize: 8 });
+    const backend = await startEmbeddingsTestBackend({
+      embedder,
+      reranker: new LocalReranker(embedder),
+    });
+    try {
+      const r = await admin('POST', '/v1/models', {
+        name: 'remote-minilm',
+        mode: 'embedding',
+        base_url: backend.baseUrl,
+        backend_model: 'minilm',
+      });
+      assert.equal(r.status, 201, r.text);
+      backend.hold((text) => text.includes('Bees'));
+      await nav('Configuration');
+      await page.getByLabel('Embedding model').fill('remote-minilm');
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.getByText('The configuration was saved.').waitFor();
+      await nav('Reindex');
+      await page.locator('[data-testid="reindex"][data-state="running"]').waitFor();
+      await page.getByText('a configuration change').waitFor();
+      await assertAccessible(page, 'the reindex page while one runs');
+      await page.getByRole('button', { name: 'Cancel reindex' }).click();
+      await page.locator('[data-testid="reindex"][data-state="cancelled"]').waitFor();
+      const config = (await admin('GET', '/v1/config')).json() as { embedding_model: string };
+      assert.equal(config.embedding_model, null, 'the old model is named again');
+    } finally {
+      backend.release();
+      await backend.close();
+      await embedder.close();
+    }
   });
 
   it('hides the settings from a member and answers "No access" at their addresses', async function () {
