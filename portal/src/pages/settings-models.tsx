@@ -75,40 +75,58 @@ export default function SettingsModels() {
           <TableHead columns={COLUMNS.map((c) => t(c))} />
           <tbody>
             {list.map((m) => (
-              <tr key={m.id} data-model={m.name}>
-                <td>
-                  <code>{m.name}</code>
-                  {m.backend_model !== m.name && <p className="help">{m.backend_model}</p>}
-                </td>
-                <td>{m.mode}</td>
-                <td>{m.base_url ? <code>{m.base_url}</code> : t('common.none')}</td>
-                <td>{m.has_api_key ? t('models.keySet') : t('models.keyNone')}</td>
-                <td>{m.organization_id === null ? t('models.platformWide') : t('models.own')}</td>
-                <td>{m.active ? t('common.yes') : t('common.no')}</td>
-                <td>
-                  <div className="row">
-                    <button type="button" onClick={() => setEditing(m)}>
-                      <Named label={t('models.edit')} name={m.name} />
-                    </button>
-                    <button
-                      type="button"
-                      className="danger"
-                      onClick={() => {
-                        if (window.confirm(t('models.removeConfirm', { name: m.name }))) {
-                          remove.mutate(m);
-                        }
-                      }}
-                    >
-                      <Named label={t('common.delete')} name={m.name} />
-                    </button>
-                  </div>
-                </td>
-              </tr>
+              <ModelRow
+                key={m.id}
+                model={m}
+                onEdit={() => setEditing(m)}
+                onRemove={() => {
+                  if (window.confirm(t('models.removeConfirm', { name: m.name }))) {
+                    remove.mutate(m);
+                  }
+                }}
+              />
             ))}
           </tbody>
         </table>
       )}
     </section>
+  );
+}
+
+/** One catalogue entry: what it is (its key only as set or none) and its actions. */
+function ModelRow({
+  model: m,
+  onEdit,
+  onRemove,
+}: {
+  model: CatalogueModel;
+  onEdit: () => void;
+  onRemove: () => void;
+}) {
+  const { t } = useTranslation();
+  const actions = (
+    <div className="row">
+      <button type="button" onClick={onEdit}>
+        <Named label={t('models.edit')} name={m.name} />
+      </button>
+      <button type="button" className="danger" onClick={onRemove}>
+        <Named label={t('common.delete')} name={m.name} />
+      </button>
+    </div>
+  );
+  return (
+    <tr data-model={m.name}>
+      <td>
+        <code>{m.name}</code>
+        {m.backend_model !== m.name && <p className="help">{m.backend_model}</p>}
+      </td>
+      <td>{m.mode}</td>
+      <td>{m.base_url ? <code>{m.base_url}</code> : t('common.none')}</td>
+      <td>{m.has_api_key ? t('models.keySet') : t('models.keyNone')}</td>
+      <td>{m.organization_id === null ? t('models.platformWide') : t('models.own')}</td>
+      <td>{m.active ? t('common.yes') : t('common.no')}</td>
+      <td>{actions}</td>
+    </tr>
   );
 }
 
