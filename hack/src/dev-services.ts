@@ -19,7 +19,12 @@ export async function startDevServices(info: EnvironmentInfo): Promise<ManagedPr
   const api = startFromSource({
     name: 'api',
     entry: COMPONENTS.api.main,
-    env: { ...shared, AIPLANE_API_PORT: String(DEV_PORTS.api) },
+    env: {
+      ...shared,
+      AIPLANE_API_PORT: String(DEV_PORTS.api),
+      // The portal's return page of MCP OAuth linking (docs/adr/0040).
+      AIPLANE_MCP_OAUTH_REDIRECT_URL: `http://127.0.0.1:${DEV_PORTS.api}/portal/mcp/oauth/return`,
+    },
     logFile: join(info.logs, 'api.log'),
   });
   const gateway = startFromSource({

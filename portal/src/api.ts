@@ -40,27 +40,37 @@ interface ErrorBody {
   error?: { code?: string; message?: string; fields?: FieldError[] };
 }
 
-/** Calls the API at this origin with the user's access token and the chosen organization. */
+/**
+ * Calls the API at this origin with the user's access token and the chosen organization. A
+ * `Blob` body (an upload) is sent as its raw bytes with its own type, anything else as JSON.
+ */
 export async function api<T>(
   path: string,
   init: { method?: string; body?: unknown } = {},
 ): Promise<T> {
   const headers = await callerHeaders();
-  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  const raw = init.body instanceof Blob;
+  if (init.body !== undefined) {
+    headers['content-type'] = raw
+      ? (init.body as Blob).type || 'application/octet-stream'
+      : 'application/json';
+  }
   let res: Response;
   try {
     res = await fetch(path, {
       method: init.method ?? 'GET',
       headers,
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      body:
+        init.body === undefined ? undefined : raw ? (init.body as Blob) : JSON.stringify(init.body),
     });
   } catch {
     throw new ApiError(0, 'The API could not be reached.');
   }
-  if (res.status === 204 || res.status === 202) {
-    const text = await res.text();
-    return (text ? JSON.parse(text) : undefined) as T;
-  }
+  return responseOf<T>(res);
+}
+
+/** An answer of the API read whole: its JSON, or the refusal as an {@link ApiError}. */
+export async function responseOf<T>(res: Response): Promise<T> {
   return answerOf<T>(res.status, res.statusText, await res.text());
 }
 

@@ -1,10 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
-import { Suspense, useEffect, useState, type ReactNode } from 'react';
+import { Suspense, useEffect, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Route, Switch, useLocation } from 'wouter';
 import { api, apiBlobUrl, selectOrganization, selectedOrganization } from './api';
 import { signIn, signOut } from './auth';
 import { ErrorMessage } from './components/error-message';
+import { LanguageSelector } from './components/language-selector';
 import { applyOverrides } from './i18n';
 import { PAGES, workspaceOf, type PageDef } from './pages';
 import { REFRESH_MS, tenantBusy } from './pages/tenant-status';
@@ -68,20 +69,19 @@ function Branding() {
 }
 
 function Logo() {
-  const [url, setUrl] = useState<string | null>(null);
+  // A query, so that the branding editor's upload shows at once (it invalidates ['logo']).
+  const logo = useQuery({
+    queryKey: ['logo'],
+    queryFn: () => apiBlobUrl('/v1/branding/logo'),
+    enabled: useMe().organization_id !== null,
+  });
+  const url = logo.data ?? null;
   const theme = useQuery<Theme>({ queryKey: ['theme'], enabled: false });
   useEffect(() => {
-    let live = true;
-    let made: string | null = null;
-    void apiBlobUrl('/v1/branding/logo').then((u) => {
-      made = u;
-      if (live) setUrl(u);
-    });
     return () => {
-      live = false;
-      if (made) URL.revokeObjectURL(made);
+      if (url) URL.revokeObjectURL(url);
     };
-  }, []);
+  }, [url]);
   const name = theme.data?.product_name ?? 'aiplane';
   return (
     <Link href="/" className="brand">
@@ -114,6 +114,7 @@ function Shell() {
           </nav>
         )}
         <TenantSelector me={me} />
+        <LanguageSelector />
         <span className="user">{me.username ?? me.user_id}</span>
         <button type="button" onClick={() => void signOut()}>
           {t('signout.button')}

@@ -5,9 +5,24 @@ import { ENGLISH } from './strings';
 /** The namespace of the portal's strings in `GET /v1/translations` (language → namespace → key). */
 export const NAMESPACE = 'portal';
 
+const LANGUAGE_KEY = 'aiplane.language';
+
+/** The language chosen in the portal's selector, else the browser's. */
+export function currentLanguage(): string {
+  return window.localStorage.getItem(LANGUAGE_KEY) ?? navigator.language.split('-')[0] ?? 'en';
+}
+
+/** Switches the portal's language at once (and for the next visits). */
+export function chooseLanguage(language: string): void {
+  window.localStorage.setItem(LANGUAGE_KEY, language);
+  document.documentElement.lang = language;
+  void i18next.changeLanguage(language);
+}
+
 export async function initI18n(): Promise<void> {
+  document.documentElement.lang = currentLanguage();
   await i18next.use(initReactI18next).init({
-    lng: navigator.language.split('-')[0] ?? 'en',
+    lng: currentLanguage(),
     fallbackLng: 'en',
     supportedLngs: false,
     ns: [NAMESPACE],

@@ -3,31 +3,25 @@
 // operator, kube-apiserver, Keycloak and PostgreSQL. axe-core checks each page.
 import assert from 'node:assert/strict';
 import type { BrowserContext, Page } from 'playwright-core';
-import { call, type TestApi } from './api-helpers.js';
+import { call } from './api-helpers.js';
 import { uniqueName } from './kube-helpers.js';
-import { portalHarness } from './portal-harness.js';
+import { usePortal } from './portal-harness.js';
 import { rememberSecret } from './secrets.js';
 import { awaitTenantGone } from './tenant-helpers.js';
 
 describe('the portal in a browser (Keycloak sign-in, real API and operator, Chromium)', function () {
   this.timeout(120_000);
-  const harness = portalHarness(
-    'portal-browser',
-    { AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS: 'true' },
-    { operator: true },
-  );
-  const { expected, portal, assertAccessible, signIn } = harness;
-  let api: TestApi;
-  before(function () {
-    api = harness.api;
-  });
+  const harness = usePortal('portal-browser');
+  const { expected, assertAccessible, signIn, portal } = harness;
 
   describe('as a platform admin', function () {
     let context: BrowserContext;
     let page: Page;
     before(async function () {
       context = await harness.browser.newContext();
-      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: api.url });
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+        origin: harness.api.url,
+      });
       page = await signIn(context, 'admin');
     });
     after(async function () {
@@ -67,7 +61,9 @@ describe('the portal in a browser (Keycloak sign-in, real API and operator, Chro
       );
       await assertAccessible(page, 'the API keys page with a new key');
 
-      const me = await call(`${api.url}/v1/me`, { headers: { authorization: `Bearer ${secret}` } });
+      const me = await call(`${harness.api.url}/v1/me`, {
+        headers: { authorization: `Bearer ${secret}` },
+      });
       assert.equal(me.status, 200, me.text);
       assert.equal((me.json() as { authenticated_via: string }).authenticated_via, 'api_key');
 
@@ -80,7 +76,7 @@ describe('the portal in a browser (Keycloak sign-in, real API and operator, Chro
       await row.getByRole('button', { name: 'Revoke portal browser key' }).click();
       await page.getByText('The key "portal browser key" was revoked.').waitFor();
       await row.waitFor({ state: 'detached' });
-      const after = await call(`${api.url}/v1/me`, {
+      const after = await call(`${harness.api.url}/v1/me`, {
         headers: { authorization: `Bearer ${secret}` },
       });
       assert.equal(after.status, 401, 'a revoked key no longer works');
@@ -211,7 +207,7 @@ describe('the portal in a browser (Keycloak sign-in, real API and operator, Chro
         );
         await button.click();
         await page.getByText('Deletion accepted').waitFor();
-        await awaitTenantGone(api.url, new URL(tenantUrl).pathname.split('/').pop() ?? '');
+        await awaitTenantGone(harness.api.url, new URL(tenantUrl).pathname.split('/').pop() ?? '');
         await page.getByText('This tenant does not exist (any more).').waitFor({ timeout: 30_000 });
       });
     });

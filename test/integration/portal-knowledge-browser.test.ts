@@ -18,7 +18,7 @@ import {
   type Tenant,
 } from './fixtures/index.js';
 import { registerRemote } from './mcp-helpers.js';
-import { portalHarness } from './portal-harness.js';
+import { usePortal } from './portal-harness.js';
 import { adminCall, awaitTenantGone } from './tenant-helpers.js';
 
 const DOCUMENT = 'lighthouse-notes.md';
@@ -41,16 +41,11 @@ interface AgentRecord {
 describe('the portal’s files, share panel, RAG picker and Custom GPTs in a browser', function () {
   this.timeout(300_000);
   const filesDir = mkdtempSync(join(tmpdir(), 'aiplane-portal-knowledge-'));
-  const harness = portalHarness(
-    'portal-knowledge',
-    {
-      AIPLANE_MCP_ALLOW_LOOPBACK_UPSTREAMS: 'true',
-      // Sharing is read at once (no cache of a caller's groups and access).
-      AIPLANE_IDP_ACCESS_CACHE_SECONDS: '0',
-      AIPLANE_FILES_DIR: filesDir,
-    },
-    { operator: true },
-  );
+  const harness = usePortal('portal-knowledge', () => ({
+    // Sharing is read at once (no cache of a caller's groups and access).
+    AIPLANE_IDP_ACCESS_CACHE_SECONDS: '0',
+    AIPLANE_FILES_DIR: filesDir,
+  }));
   const { expected, assertAccessible, signIn } = harness;
   // After the harness's own hooks: the API is closed then.
   after(function () {

@@ -1,10 +1,13 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'wouter';
 import { api, ApiError } from '../api';
 import { ErrorMessage } from '../components/error-message';
 import { Field } from '../components/field';
+import { FormError } from '../components/form-error';
+import { ToolAllowlist } from '../components/tool-allowlist';
+import { WriteOnlyChoice, type WriteOnlyMode } from '../components/write-only-choice';
 import type { McpServer } from '../types';
 
 /** Error codes of the API that belong to one field of the form (spec: MCP Errors). */
@@ -12,7 +15,21 @@ const CODE_FIELD: Record<string, string> = {
   mcp_server_address_invalid: 'address',
   mcp_server_image_invalid: 'image',
   mcp_server_name_conflict: 'name',
+  mcp_server_environment_not_stored: 'env',
 };
+
+/** The form's fields, as the API names them. */
+const FORM_FIELDS = [
+  'name',
+  'display_name',
+  'description',
+  'address',
+  'image',
+  'port',
+  'path',
+  'env',
+  'tool_allowlist',
+];
 
 interface EnvRow {
   key: number;
@@ -20,51 +37,87 @@ interface EnvRow {
   value: string;
 }
 
-/** Adds a managed or remote server; environment values are write-only (sent, never shown). */
-export default function McpServerForm() {
+/**
+ * What an edit does with the stored environment (spec: environment semantics on update): keep
+ * it (env omitted), replace it whole by the rows (values typed again: they are write-only), or
+ * remove every variable (an empty object).
+ */
+type EnvMode = WriteOnlyMode;
+
+/** Adds a server (`/admin/mcp/new`) or changes one (`/admin/mcp/:id/edit`). */
+export default function McpServerPage({ params }: { params: Record<string, string> }) {
+  const { t } = useTranslation();
+  const id = params.id;
+  const server = useQuery({
+    queryKey: ['mcp-server', id],
+    queryFn: () => api<McpServer>(`/v1/mcp/servers/${id ?? ''}`),
+    enabled: id !== undefined,
+  });
+  if (id === undefined) return <McpServerForm />;
+  if (!server.data) {
+    return server.isError ? (
+      <ErrorMessage error={server.error} onRetry={() => void server.refetch()} />
+    ) : (
+      <p>{t('app.loading')}</p>
+    );
+  }
+  return <McpServerForm server={server.data} />;
+}
+
+/** The form; environment values are write-only (sent, never shown). */
+function McpServerForm({ server }: { server?: McpServer }) {
   const { t } = useTranslation();
   const queries = useQueryClient();
   const [, navigate] = useLocation();
-  const [runtime, setRuntime] = useState<'remote' | 'managed'>('remote');
-  const [name, setName] = useState('');
-  const [displayName, setDisplayName] = useState('');
-  const [description, setDescription] = useState('');
-  const [address, setAddress] = useState('');
-  const [image, setImage] = useState('');
-  const [port, setPort] = useState('8080');
-  const [path, setPath] = useState('/mcp');
-  const [tools, setTools] = useState('');
-  const [env, setEnv] = useState<EnvRow[]>([]);
-  const [nextKey, setNextKey] = useState(1);
+  const editing = server !== undefined;
+  const [runtime, setRuntime] = useState<'remote' | 'managed'>(server?.runtime ?? 'remote');
+  const [name, setName] = useState(server?.name ?? '');
+  const [displayName, setDisplayName] = useState(server?.display_name ?? '');
+  const [description, setDescription] = useState(server?.description ?? '');
+  const [address, setAddress] = useState(server?.address ?? '');
+  const [image, setImage] = useState(server?.image ?? '');
+  const [port, setPort] = useState(String(server?.port ?? 8080));
+  const [path, setPath] = useState(server?.path ?? '/mcp');
+  const [tools, setTools] = useState(server?.tool_allowlist ?? []);
+  const [envMode, setEnvMode] = useState<EnvMode>(editing ? 'keep' : 'replace');
+  // Editing: the stored names come back (their values never do) for the replacement.
+  const [env, setEnv] = useState<EnvRow[]>(
+    (server?.env ?? []).map((e, i) => ({ key: i + 1, name: e.name, value: '' })),
+  );
+  const [nextKey, setNextKey] = useState((server?.env.length ?? 0) + 1);
 
   const create = useMutation({
     mutationFn: () => {
       const common = {
         runtime,
-        name,
+        ...(editing ? {} : { name }),
         display_name: displayName,
-        ...(description.trim() ? { description: description.trim() } : {}),
-        tool_allowlist: tools
-          .split('\n')
-          .map((s) => s.trim())
-          .filter(Boolean),
+        ...(description.trim()
+          ? { description: description.trim() }
+          : editing
+            ? { description: null }
+            : {}),
+        tool_allowlist: tools,
       };
+      const environment =
+        envMode === 'keep'
+          ? {}
+          : envMode === 'remove'
+            ? { env: {} }
+            : { env: Object.fromEntries(env.filter((r) => r.name).map((r) => [r.name, r.value])) };
       const body =
         runtime === 'remote'
           ? { ...common, address }
-          : {
-              ...common,
-              image,
-              port: Number(port),
-              path,
-              env: Object.fromEntries(env.filter((r) => r.name).map((r) => [r.name, r.value])),
-            };
-      return api<McpServer>('/v1/mcp/servers', { method: 'POST', body });
+          : { ...common, image, port: Number(port), path, ...environment };
+      return editing
+        ? api<McpServer>(`/v1/mcp/servers/${server.id}`, { method: 'PUT', body })
+        : api<McpServer>('/v1/mcp/servers', { method: 'POST', body });
     },
     onSuccess: () => {
       // Values typed into the form are dropped: the API keeps them, the portal never shows them.
       setEnv([]);
       void queries.invalidateQueries({ queryKey: ['mcp-servers'] });
+      void queries.invalidateQueries({ queryKey: ['mcp-server'] });
       navigate('/admin/mcp');
     },
   });
@@ -72,27 +125,14 @@ export default function McpServerForm() {
   const fieldError = (field: string): string | undefined =>
     err?.fieldMessage(field) ??
     (err?.code && CODE_FIELD[err.code] === field ? err.message : undefined);
-  const fieldErrorShown = (field: string) => fieldError(field) !== undefined;
-  const unplaced =
-    err &&
-    ![
-      'name',
-      'display_name',
-      'description',
-      'address',
-      'image',
-      'port',
-      'path',
-      'env',
-      'tool_allowlist',
-    ].some(fieldErrorShown);
-
   return (
     <section aria-labelledby="mcp-form-title">
       <p>
         <Link href="/admin/mcp">{t('nav.mcpRegistry')}</Link>
       </p>
-      <h1 id="mcp-form-title">{t('mcp.form.title')}</h1>
+      <h1 id="mcp-form-title">
+        {editing ? t('mcp.edit.title', { name: server.name }) : t('mcp.form.title')}
+      </h1>
       <form
         noValidate
         onSubmit={(e) => {
@@ -100,8 +140,9 @@ export default function McpServerForm() {
           create.mutate();
         }}
       >
-        <fieldset className="field">
+        <fieldset className="field" disabled={editing}>
           <legend>{t('mcp.form.runtime')}</legend>
+          {editing && <p className="help">{t('mcp.edit.fixed')}</p>}
           {(['remote', 'managed'] as const).map((r) => (
             <label key={r}>
               <input
@@ -116,7 +157,14 @@ export default function McpServerForm() {
           ))}
         </fieldset>
         <Field label={t('mcp.name')} help={t('mcp.form.nameHelp')} error={fieldError('name')}>
-          {(p) => <input {...p} value={name} onChange={(e) => setName(e.target.value)} />}
+          {(p) => (
+            <input
+              {...p}
+              value={name}
+              readOnly={editing}
+              onChange={(e) => setName(e.target.value)}
+            />
+          )}
         </Field>
         <Field label={t('mcp.displayName')} error={fieldError('display_name')}>
           {(p) => (
@@ -161,73 +209,110 @@ export default function McpServerForm() {
               <legend>{t('mcp.form.env')}</legend>
               <p className="help">{t('mcp.form.envHelp')}</p>
               {fieldError('env') && <p className="field-error">{fieldError('env')}</p>}
-              {env.map((row, i) => (
-                <div className="env-row" key={row.key}>
-                  <Field label={`${t('mcp.form.envName')} ${i + 1}`}>
-                    {(p) => (
-                      <input
-                        {...p}
-                        value={row.name}
-                        onChange={(e) =>
-                          setEnv(
-                            env.map((r) =>
-                              r.key === row.key ? { ...r, name: e.target.value } : r,
-                            ),
-                          )
-                        }
-                      />
-                    )}
-                  </Field>
-                  <Field label={`${t('mcp.form.envValue')} ${i + 1}`}>
-                    {(p) => (
-                      <input
-                        {...p}
-                        type="password"
-                        autoComplete="off"
-                        value={row.value}
-                        onChange={(e) =>
-                          setEnv(
-                            env.map((r) =>
-                              r.key === row.key ? { ...r, value: e.target.value } : r,
-                            ),
-                          )
-                        }
-                      />
-                    )}
-                  </Field>
+              {editing && <EnvModeChoice server={server} mode={envMode} onChange={setEnvMode} />}
+              {envMode === 'replace' && (
+                <>
+                  {env.map((row, i) => (
+                    <div className="env-row" key={row.key}>
+                      <Field label={`${t('mcp.form.envName')} ${i + 1}`}>
+                        {(p) => (
+                          <input
+                            {...p}
+                            value={row.name}
+                            onChange={(e) =>
+                              setEnv(
+                                env.map((r) =>
+                                  r.key === row.key ? { ...r, name: e.target.value } : r,
+                                ),
+                              )
+                            }
+                          />
+                        )}
+                      </Field>
+                      <Field label={`${t('mcp.form.envValue')} ${i + 1}`}>
+                        {(p) => (
+                          <input
+                            {...p}
+                            type="password"
+                            autoComplete="off"
+                            value={row.value}
+                            onChange={(e) =>
+                              setEnv(
+                                env.map((r) =>
+                                  r.key === row.key ? { ...r, value: e.target.value } : r,
+                                ),
+                              )
+                            }
+                          />
+                        )}
+                      </Field>
+                      <button
+                        type="button"
+                        onClick={() => setEnv(env.filter((r) => r.key !== row.key))}
+                      >
+                        {t('mcp.form.envRemove', { index: i + 1 })}
+                      </button>
+                    </div>
+                  ))}
                   <button
                     type="button"
-                    onClick={() => setEnv(env.filter((r) => r.key !== row.key))}
+                    onClick={() => {
+                      setEnv([...env, { key: nextKey, name: '', value: '' }]);
+                      setNextKey(nextKey + 1);
+                    }}
                   >
-                    {t('mcp.form.envRemove', { index: i + 1 })}
+                    {t('mcp.form.envAdd')}
                   </button>
-                </div>
-              ))}
-              <button
-                type="button"
-                onClick={() => {
-                  setEnv([...env, { key: nextKey, name: '', value: '' }]);
-                  setNextKey(nextKey + 1);
-                }}
-              >
-                {t('mcp.form.envAdd')}
-              </button>
+                </>
+              )}
             </fieldset>
           </>
         )}
-        <Field label={t('mcp.form.tools')} error={fieldError('tool_allowlist')}>
-          {(p) => <textarea {...p} value={tools} onChange={(e) => setTools(e.target.value)} />}
-        </Field>
+        <ToolAllowlist
+          serverId={server?.id}
+          value={tools}
+          onChange={setTools}
+          error={fieldError('tool_allowlist')}
+        />
         <button type="submit" className="primary" disabled={create.isPending}>
-          {create.isPending ? t('common.saving') : t('mcp.form.submit')}
+          {create.isPending
+            ? t('common.saving')
+            : editing
+              ? t('mcp.edit.submit')
+              : t('mcp.form.submit')}
         </button>
-        {unplaced && <ErrorMessage error={create.error} />}
-        {err && !unplaced && (
-          <p role="alert" className="field-error">
-            {t('error.validation')}
-          </p>
-        )}
+        <FormError error={create.error} placed={() => FORM_FIELDS.some((f) => fieldError(f))} />
       </form>
     </section>
+  );
+}
+
+/** Keep, replace or remove the stored environment; the stored names are listed, never values. */
+function EnvModeChoice({
+  server,
+  mode,
+  onChange,
+}: {
+  server: McpServer;
+  mode: EnvMode;
+  onChange: (mode: EnvMode) => void;
+}) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <p>
+        {server.env.length === 0
+          ? t('mcp.edit.envNone')
+          : t('mcp.edit.envStored', { names: server.env.map((e) => e.name).join(', ') })}
+      </p>
+      <WriteOnlyChoice
+        name="env-mode"
+        label={t('mcp.edit.envMode')}
+        mode={mode}
+        onChange={onChange}
+        words={(m) => t(`mcp.edit.env.${m}`)}
+      />
+      {mode === 'replace' && <p className="help">{t('mcp.edit.envReplaceHelp')}</p>}
+    </>
   );
 }

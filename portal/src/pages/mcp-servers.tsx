@@ -8,6 +8,7 @@ import { Field } from '../components/field';
 import { useMe } from '../session';
 import { STATUS_LABEL, statusKind, type StatusKind } from '../mcp-status';
 import type { McpServer } from '../types';
+import { Named } from '../components/named';
 
 /** The MCP registry of the acting organization: search, filters, indicators, live refresh. */
 export default function McpServers() {
@@ -96,6 +97,7 @@ export default function McpServers() {
               t('mcp.credential'),
               t('mcp.tools'),
               t('mcp.gatewayUrl'),
+              t('mcp.actions'),
             ]}
           />
           <tbody>
@@ -116,6 +118,18 @@ export default function McpServers() {
                 <td>{s.linked ? t('mcp.linked') : t('mcp.notLinked')}</td>
                 <td>{s.tool_allowlist.length ? s.tool_allowlist.join(', ') : t('mcp.toolsAll')}</td>
                 <td>{s.gateway_url ? <code>{s.gateway_url}</code> : t('common.none')}</td>
+                <td>
+                  <div className="row">
+                    {admin && me.platform_admin && (
+                      <Link href={`/admin/mcp/${s.id}/edit`}>
+                        <Named label={t('mcp.edit.link')} name={s.name} />
+                      </Link>
+                    )}
+                    <Link href={`/mcp/${s.id}/credential`}>
+                      <Named label={t('mcp.credential.link')} name={s.name} />
+                    </Link>
+                  </div>
+                </td>
               </tr>
             ))}
           </tbody>
