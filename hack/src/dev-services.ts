@@ -1,13 +1,20 @@
 import { join } from 'node:path';
 import type { EnvironmentInfo } from './environment.js';
-import { COMPONENTS } from './image/components.js';
-import { startFromSource, type ManagedProcess } from './process.js';
-import { apiEnv, createDatabase, startOperatorFromSource } from './service-env.js';
+import { bundleImage } from './image/bundle.js';
+import { startBundled, type ManagedProcess } from './process.js';
+import { apiEnv, createDatabase, operatorEnv } from './service-env.js';
 
 export const DEV_PORTS = { api: 8080, operatorHealth: 8081, gateway: 8090 } as const;
 
-/** The API, the MCP gateway and the operator, from source, wired to the local environment (for `make dev`). */
+/**
+ * The API, the MCP gateway and the operator wired to the local environment (for `make dev`), run
+ * as production runs them: compiled JavaScript, the image's bundle (`node api.mjs`), built into
+ * the run directory at each start (issue 21: no TypeScript loader outside the tests).
+ */
 export async function startDevServices(info: EnvironmentInfo): Promise<ManagedProcess[]> {
+  const bundle = join(info.dir, 'bundle');
+  await bundleImage(bundle);
+  const entry = (name: 'api' | 'gateway' | 'operator') => join(bundle, `${name}.mjs`);
   const shared = {
     ...process.env,
     ...apiEnv(info, await createDatabase(info, 'aiplane')),
@@ -16,9 +23,9 @@ export async function startDevServices(info: EnvironmentInfo): Promise<ManagedPr
     AIPLANE_MODEL_STORE_DIR: join(info.dir, 'models'),
     AIPLANE_FILES_DIR: join(info.dir, 'files'),
   };
-  const api = startFromSource({
+  const api = startBundled({
     name: 'api',
-    entry: COMPONENTS.api.main,
+    file: entry('api'),
     env: {
       ...shared,
       AIPLANE_API_PORT: String(DEV_PORTS.api),
@@ -27,16 +34,21 @@ export async function startDevServices(info: EnvironmentInfo): Promise<ManagedPr
     },
     logFile: join(info.logs, 'api.log'),
   });
-  const gateway = startFromSource({
+  const gateway = startBundled({
     name: 'gateway',
-    entry: COMPONENTS.gateway.main,
+    file: entry('gateway'),
     env: { ...shared, AIPLANE_GATEWAY_PORT: String(DEV_PORTS.gateway) },
     logFile: join(info.logs, 'gateway.log'),
   });
-  const operator = startOperatorFromSource(info, {
+  const operator = startBundled({
     name: 'operator',
+    file: entry('operator'),
+    env: {
+      ...process.env,
+      ...operatorEnv(info),
+      AIPLANE_OPERATOR_HEALTH_PORT: String(DEV_PORTS.operatorHealth),
+    },
     logFile: join(info.logs, 'operator.log'),
-    env: { AIPLANE_OPERATOR_HEALTH_PORT: String(DEV_PORTS.operatorHealth) },
   });
   return [api, gateway, operator];
 }
