@@ -34,6 +34,7 @@ describe('the portal in a browser (Keycloak sign-in, real API and operator, Chro
       await workspaces.getByRole('link', { name: 'My workspace' }).waitFor();
       await workspaces.getByRole('link', { name: 'Administration' }).waitFor();
       await assertAccessible(page, 'the overview');
+      await harness.screenshot(page, 'overview');
     });
 
     it('creates an API key whose secret is shown once with a copy button and works against the API, then revokes it', async function () {
@@ -80,6 +81,7 @@ describe('the portal in a browser (Keycloak sign-in, real API and operator, Chro
         headers: { authorization: `Bearer ${secret}` },
       });
       assert.equal(after.status, 401, 'a revoked key no longer works');
+      await harness.screenshot(page, 'api-keys');
     });
 
     describe('a tenant provisioned from the portal', function () {
@@ -122,7 +124,10 @@ describe('the portal in a browser (Keycloak sign-in, real API and operator, Chro
         }
         await page.locator('tr[data-condition="Ready"]', { hasText: 'True' }).waitFor();
         await assertAccessible(page, 'the tenant detail');
+        await harness.screenshot(page, 'tenant-detail');
         await page.getByRole('link', { name: 'All tenants' }).first().click();
+        await page.locator(`tr[data-slug="${slug}"]`, { hasText: 'Ready' }).waitFor();
+        await harness.screenshot(page, 'tenants');
         await page.getByLabel('Search by name, slug or organization ID').fill(slug);
         await page.locator(`tr[data-slug="${slug}"]`, { hasText: 'Ready' }).waitFor();
       });

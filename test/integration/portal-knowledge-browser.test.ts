@@ -176,6 +176,7 @@ describe('the portal’s files, share panel, RAG picker and Custom GPTs in a bro
         await row.locator('[data-status="RAG Available"]').waitFor({ timeout: 120_000 });
         assert.equal(await row.locator('.badge').innerText(), 'RAG Available');
         await assertAccessible(page, 'the files page with a failed and a RAG Available file');
+        await harness.screenshot(page, 'files');
 
         await page.getByRole('link', { name: 'Search in documents' }).click();
         await page.getByRole('heading', { name: 'Search in documents' }).waitFor();
@@ -187,6 +188,7 @@ describe('the portal’s files, share panel, RAG picker and Custom GPTs in a bro
         await hit.waitFor();
         assert.match(await hit.innerText(), /Marta Quill/);
         await assertAccessible(page, 'the document search');
+        await harness.screenshot(page, 'files-search');
         await page.getByRole('link', { name: 'Back to the files' }).click();
       });
 
@@ -298,6 +300,7 @@ describe('the portal’s files, share panel, RAG picker and Custom GPTs in a bro
         await page.getByLabel('Role', { exact: true }).selectOption('owner');
         await page.getByRole('button', { name: 'Share', exact: true }).click();
         await page.getByText(`Shared with ${memberId()} as Owner.`).waitFor();
+        await harness.screenshot(page, 'agents');
       });
     });
 
