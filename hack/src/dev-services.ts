@@ -4,7 +4,12 @@ import { bundleImage } from './image/bundle.js';
 import { startBundled, type ManagedProcess } from './process.js';
 import { apiEnv, createDatabase, operatorEnv } from './service-env.js';
 
-export const DEV_PORTS = { api: 8080, operatorHealth: 8081, gateway: 8090 } as const;
+export const DEV_PORTS = {
+  api: 8080,
+  operatorHealth: 8081,
+  gateway: 8090,
+  gatewayMetrics: 8091,
+} as const;
 
 /**
  * The API, the MCP gateway and the operator wired to the local environment (for `make dev`), run
@@ -37,7 +42,11 @@ export async function startDevServices(info: EnvironmentInfo): Promise<ManagedPr
   const gateway = startBundled({
     name: 'gateway',
     file: entry('gateway'),
-    env: { ...shared, AIPLANE_GATEWAY_PORT: String(DEV_PORTS.gateway) },
+    env: {
+      ...shared,
+      AIPLANE_GATEWAY_PORT: String(DEV_PORTS.gateway),
+      AIPLANE_GATEWAY_METRICS_PORT: String(DEV_PORTS.gatewayMetrics),
+    },
     logFile: join(info.logs, 'gateway.log'),
   });
   const operator = startBundled({
@@ -59,7 +68,7 @@ export function describeDevServices(info: EnvironmentInfo): string {
     `  api          http://127.0.0.1:${DEV_PORTS.api}  (try: curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:${DEV_PORTS.api}/v1/me)`,
     `  tenants      curl -H "Authorization: Bearer $TOKEN" -H content-type:application/json -d '{"slug":"demo","identity":{"enabled":true}}' http://127.0.0.1:${DEV_PORTS.api}/v1/admin/tenants`,
     `  mcp servers  curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:${DEV_PORTS.api}/v1/mcp/servers`,
-    `  gateway      http://127.0.0.1:${DEV_PORTS.gateway}/servers/<server id>/mcp  (Streamable HTTP; metrics at /metrics)`,
+    `  gateway      http://127.0.0.1:${DEV_PORTS.gateway}/servers/<server id>/mcp  (Streamable HTTP; metrics at http://127.0.0.1:${DEV_PORTS.gatewayMetrics}/metrics)`,
     `  operator     http://127.0.0.1:${DEV_PORTS.operatorHealth}/metrics`,
     `  logs         ${['api', 'gateway', 'operator'].map((n) => join(info.logs, `${n}.log`)).join(', ')}`,
   ].join('\n');
