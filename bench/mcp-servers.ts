@@ -502,7 +502,7 @@ export async function mcpServers(env: LocalEnvironment, count = COUNT): Promise<
     );
     printLogProblems('operator', operator.logFile, problems);
   }
-  writeResult('mcp-servers', {
+  writeResult(count === COUNT ? 'mcp-servers' : `mcp-servers-${count}`, {
     ...result,
     operatorLog: { warnings: problems.warn, errors: problems.error },
   });

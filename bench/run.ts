@@ -17,6 +17,8 @@ import { writeSummary } from './summary.js';
 
 const BENCHMARKS: Record<string, (env: LocalEnvironment) => Promise<void>> = {
   'mcp-servers': (env) => mcpServers(env),
+  // Issue 21's scale: 1,000 at once (goal: every status in ≤ 20 s).
+  'mcp-servers-1000': (env) => mcpServers(env, 1000),
   'runtime-reconcile': (env) => runtimeReconcile(env),
   'tenant-lifecycle': (env) => tenantLifecycle(env),
   gateway: (env) => gatewayOverhead(env),

@@ -137,6 +137,33 @@ const BENCHMARKS: BenchmarkSummary[] = [
     ],
   },
   {
+    name: 'mcp-servers-1000',
+    issue: '21',
+    figures: [
+      {
+        label: 'time until every status is written',
+        path: 'allStatusesMs',
+        unit: 'ms',
+        goal: { max: 20_000 },
+      },
+      {
+        label: 'reconciles per object',
+        path: 'reconciles.perObjectAtEnd',
+        unit: '',
+        goal: { max: 2 },
+      },
+      { label: 'update conflicts', path: 'reconciles.atEnd.conflict', unit: '', goal: { max: 0 } },
+      {
+        label: 'reconciles in an idle minute',
+        path: 'idle.reconciles',
+        unit: '',
+        goal: { max: 0 },
+      },
+      { label: 'writes in an idle minute', path: 'idle.writes', unit: '', goal: { max: 0 } },
+      { label: 'operator peak RSS', path: 'operatorMemoryMiB.peakRss', unit: 'MiB' },
+    ],
+  },
+  {
     name: 'tenant-lifecycle',
     issue: '21',
     figures: [

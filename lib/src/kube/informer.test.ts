@@ -56,8 +56,9 @@ function recordEvents(informer: ResilientInformer<KubernetesObject>): string[] {
 }
 
 describe('ResilientInformer', () => {
-  it('caches objects without managedFields or kubectl’s last-applied copy, from lists and watches', async () => {
-    const heavy = (name: string, rv: string): KubernetesObject => ({
+  it('caches objects without managedFields, kubectl’s last-applied copy, and what `slim` drops, from lists and watches', async () => {
+    const heavy = (name: string, rv: string): KubernetesObject & { spec?: unknown } => ({
+      spec: { template: { containers: [{ image: 'x' }] } },
       metadata: {
         ...item(name, rv).metadata,
         managedFields: [{ manager: 'kubectl', operation: 'Apply', fieldsV1: { 'f:spec': {} } }],
@@ -72,8 +73,15 @@ describe('ResilientInformer', () => {
         return sendJson(res, 200, list('10', [heavy('a', '1')]));
       streamEvents(res, [['ADDED', heavy('b', '2')]]);
     });
-    informer = new ResilientInformer({ kc: server.kc, path: PATH, resource: 'tenantlifecycles' });
-    const seen: KubernetesObject[] = [];
+    informer = new ResilientInformer<KubernetesObject & { spec?: unknown }>({
+      kc: server.kc,
+      path: PATH,
+      resource: 'tenantlifecycles',
+      slim: (o) => {
+        delete o.spec;
+      },
+    });
+    const seen: Array<KubernetesObject & { spec?: unknown }> = [];
     informer.on({ add: (o) => seen.push(o) });
     informer.start();
     await informer.waitForSync();
@@ -81,6 +89,7 @@ describe('ResilientInformer', () => {
     for (const o of [...seen, ...informer.list()]) {
       assert.equal(o.metadata?.managedFields, undefined);
       assert.deepEqual(o.metadata?.annotations, { 'aiplane.io/applied-hash': 'abc' });
+      assert.equal((o as { spec?: unknown }).spec, undefined);
     }
     const bare = item('c', '1');
     trimForCache(bare);

@@ -50,7 +50,7 @@ export interface InformerLike<T extends KubernetesObject> {
   list(namespace?: string): T[];
 }
 
-export interface InformerOptions {
+export interface InformerOptions<T extends KubernetesObject = KubernetesObject> {
   kc: KubeConfig;
   /** Collection path, e.g. `/apis/aiplane.io/v1alpha1/tenantlifecycles` or `/api/v1/namespaces/x/secrets`. */
   path: string;
@@ -65,6 +65,12 @@ export interface InformerOptions {
   /** Abort (and restart) a list page that takes longer; default 60 000 ms. */
   listTimeoutMs?: number;
   logger?: Logger;
+  /**
+   * Drops, in place, more of each object than {@link trimForCache} does: the parts its readers
+   * never look at (a Deployment's pod template when only its status and metadata are read), so
+   * the cache holds what is used (issue 21: memory at 10,000 objects).
+   */
+  slim?: (obj: T) => void;
 }
 
 /**
@@ -88,7 +94,7 @@ export class ResilientInformer<T extends KubernetesObject> implements InformerLi
   private failures = 0;
   private restartCount = 0;
 
-  constructor(private readonly options: InformerOptions) {
+  constructor(private readonly options: InformerOptions<T>) {
     this.resource = options.resource ?? options.path;
     this.backoff = { baseMs: 1000, maxMs: 30_000, jitter: 0.2, ...options.restartBackoff };
   }
@@ -224,6 +230,7 @@ export class ResilientInformer<T extends KubernetesObject> implements InformerLi
 
   private upsert(obj: T): void {
     trimForCache(obj);
+    this.options.slim?.(obj);
     const key = objectKey(obj);
     const old = this.cache.get(key);
     const version = obj.metadata?.resourceVersion;

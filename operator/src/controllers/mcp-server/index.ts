@@ -29,8 +29,19 @@ const CHILDREN = labelSelector(MCP_WORKLOAD_LABELS);
 export function mcpServerController(deps: OperatorDeps): Controller<McpServer> {
   const { kc, config, logger, registry, events } = deps;
   const m = config.mcp;
+  // The reconcile reads a child's metadata (the applied hash) and a Deployment's status, never
+  // a spec: the cache keeps none (ensure() applies from the server, not from the cache).
   const informer = <T extends V1Deployment | V1Service>(path: string, resource: string) =>
-    new ResilientInformer<T>({ kc, path, resource, labelSelector: CHILDREN, logger });
+    new ResilientInformer<T>({
+      kc,
+      path,
+      resource,
+      labelSelector: CHILDREN,
+      logger,
+      slim: (child) => {
+        delete child.spec;
+      },
+    });
   const deployments = informer<V1Deployment>('/apis/apps/v1/deployments', 'deployments');
   const services = informer<V1Service>('/api/v1/services', 'services');
   const statusMemory = new StatusMemory();
