@@ -359,7 +359,11 @@ describe('Helm chart (helm built from the Go module proxy, the local apiserver)'
         assert.equal(apiConfig.oidc.issuer, 'https://id.example.com/realms/platform');
         assert.equal(apiConfig.identityProvider.url, 'http://keycloak.identity.svc:8080');
         assert.equal(apiConfig.mcp.gatewayPublicUrl, 'https://mcp.example.com');
-        assert.equal(apiConfig.mcp.oauthRedirectUrl, 'https://portal.example.com/mcp/oauth/return');
+        assert.equal(
+          apiConfig.mcp.oauthRedirectUrl,
+          'https://aiplane.example.com/portal/mcp/oauth/return',
+        );
+        assert.equal(apiConfig.portal.clientId, 'platform-portal');
         assert.equal(apiConfig.mcp.credentialKeys.activeKid, 'k2');
         assert.equal(operatorConfig.tenants.database?.host, 'tenants-db.databases.svc');
         assert.equal(operatorConfig.tenants.database?.port, 6432);

@@ -68,6 +68,8 @@ default
   value: {{ $idp.realm | quote }}
 - name: AIPLANE_IDP_CLIENT_ID
   value: {{ $idp.api.clientId | quote }}
+- name: AIPLANE_PORTAL_CLIENT_ID
+  value: {{ $idp.portal.clientId | quote }}
 {{ include "aiplane.secretEnv" (dict "name" "AIPLANE_IDP_CLIENT_SECRET" "secret" $idp.existingSecret "key" $idp.api.clientSecretKey) }}
 {{ include "aiplane.secretEnv" (dict "name" "AIPLANE_CREDENTIAL_KEYS" "secret" $v.credentialKeys.existingSecret "key" $v.credentialKeys.key) }}
 {{- with $v.gateway.publicUrl }}
