@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { ApiError, ValidationFailed } from '../errors/api-error.js';
-import { jsonTextRefusal } from './hostile-input.js';
+import type { Request, Response } from 'express';
+import { jsonTextRefusal, refuseNulInUrl } from './hostile-input.js';
 
 describe('jsonTextRefusal', function () {
   const refusal = (body: string | Buffer, charset = 'utf-8') =>
@@ -42,6 +43,32 @@ describe('jsonTextRefusal', function () {
       const r = refusal(body);
       assert.ok(r instanceof ValidationFailed);
       assert.match(r.message, /NUL/);
+    });
+  }
+});
+
+describe('refuseNulInUrl', function () {
+  const passed = (originalUrl: string): unknown => {
+    let out: unknown = 'not called';
+    refuseNulInUrl({ originalUrl } as Request, {} as Response, (e?: unknown) => {
+      out = e;
+    });
+    return out;
+  };
+
+  it('lets a path and query without %00 on', function () {
+    assert.equal(passed('/v1/files/abc?name=a%20b&x=%2500'), undefined);
+  });
+
+  for (const url of [
+    '/v1/files/a%00b',
+    '/v1/resource-profiles/..%00%2fetc',
+    '/v1/api-keys?name=%00',
+  ]) {
+    it(`refuses ${url} with 400 bad_request`, function () {
+      const out = passed(url);
+      assert.ok(out instanceof ApiError);
+      assert.deepEqual([out.code, out.status], ['bad_request', 400]);
     });
   }
 });
