@@ -48,6 +48,12 @@ export interface Expect {
 /** Who sends a request: a dev user's JWT, the admin's API key, or nobody. */
 export type Sender = 'admin' | 'member' | 'apikey' | 'none';
 
+/** What an MCP client sends on every POST to the gateway. */
+export const GATEWAY_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+};
+
 /** An HTTP request to the API (`target: 'api'`) or the gateway's MCP endpoint of the test server. */
 export interface HttpEntry {
   id: string;

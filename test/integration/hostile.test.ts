@@ -6,6 +6,7 @@ import { startMcpTestServer, type McpTestServer } from '@aiplane/hack';
 import { unsafeMarkers } from '../../api/src/platform/svg-xss-corpus.js';
 import {
   bytesOf,
+  GATEWAY_HEADERS,
   loadCorpus,
   type Entry,
   type Expect,
@@ -162,10 +163,7 @@ describe('hostile input: the corpus of test/hostile replayed against the API, th
         path: '',
         as: 'member',
         org: 'none',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
+        headers: GATEWAY_HEADERS,
         body: { json: initializeRequest() },
         expect: {},
       });
