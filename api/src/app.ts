@@ -7,10 +7,12 @@ import { errorMiddleware, notFound } from '@aiplane/lib/errors';
 import {
   authenticatedRouter,
   documentedRoutes,
+  jsonBodyParser,
   type OpenApiDocument,
   openApiDocument,
   pathOnly,
   probeRoutes,
+  refuseNulInUrl,
   requestLog,
 } from '@aiplane/lib/service';
 import type { TenantLifecycle } from '@aiplane/crds';
@@ -31,7 +33,7 @@ import type { Reindexing } from './knowledge/reindex.js';
 import { collectionsRouter } from './knowledge/collections-routes.js';
 import { foldersRouter } from './knowledge/folders-routes.js';
 import type { Rerankers } from './knowledge/catalogue-engines.js';
-import { rerankRouter } from './knowledge/rerank-routes.js';
+import { rerankBodyErrors, rerankRouter } from './knowledge/rerank-routes.js';
 import { apiKeysRouter } from './keys/routes.js';
 import type { McpOAuthLinking } from './mcp/oauth/oauth-linking.js';
 import { mcpOAuthRouter } from './mcp/oauth/routes.js';
@@ -120,7 +122,9 @@ export function createApp(deps: AppDeps): Express {
   );
   // Before the JSON parser: a logo upload is raw bytes whatever Content-Type it claims.
   v1.use('/branding/logo', logoRouter({ logo: deps.logo }));
-  v1.use(express.json({ limit: '1mb' }));
+  // UTF-8 only, no NUL in strings (docs/adr/0042).
+  v1.use(jsonBodyParser('1mb'));
+  v1.use('/rerank', rerankBodyErrors);
   v1.use('/me', meRouter());
   v1.use('/api-keys', apiKeysRouter({ apiKeys: deps.apiKeys }));
   v1.use('/admin/tenants', tenantsRouter({ tenants: deps.tenantStore }));
@@ -147,6 +151,8 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   v1.use('/rerank', rerankRouter({ rerankers: deps.rerankers }));
+  // Before authentication: no path or query with a NUL reaches a route (docs/adr/0042).
+  app.use('/v1', refuseNulInUrl);
   app.use('/v1', v1);
   // The vendor-compatible API: its own /v1 below its prefix, its own error shape (spec:
   // Versioning 1; docs/adr/0024).

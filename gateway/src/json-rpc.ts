@@ -29,6 +29,24 @@ export function messagesOf(body: unknown): JsonRpcMessage[] | undefined {
   return list as JsonRpcMessage[];
 }
 
+/**
+ * The most nesting of arrays and objects a request body may have (docs/adr/0042): JSON.parse
+ * reads any depth, but serialising ten thousand levels overflows the stack.
+ */
+export const MAX_JSON_DEPTH = 256;
+
+/** Whether `value` nests arrays and objects deeper than `max` (walked without recursion). */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth + 1 > max) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** A JSON-RPC 2.0 error response, serialized: `data` only when given. */
 export function rpcError(id: JsonRpcId, code: number, message: string, data?: unknown): string {
   return JSON.stringify({

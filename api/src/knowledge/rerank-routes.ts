@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { type Router, Router as newRouter } from 'express';
+import { type ErrorRequestHandler, type Router, Router as newRouter } from 'express';
+import { ApiError, fromBodyParser, ValidationFailed } from '@aiplane/lib/errors';
 import { operation } from '@aiplane/lib/service';
 import type { Rerankers } from './catalogue-engines.js';
 import { engineApiError } from './engine-errors.js';
@@ -46,6 +47,21 @@ export const RerankAnswer = Type.Object(
   { title: 'RerankAnswer' },
 );
 type RerankAnswer = Static<typeof RerankAnswer>;
+
+/**
+ * The JSON parser's refusals of a rerank body (not JSON, not UTF-8): 400 rerank_bad_request
+ * like every other problem of the body, not the platform's 422 (spec: Errors, reranker).
+ * Mounted after the parser, before the router.
+ */
+export const rerankBodyErrors: ErrorRequestHandler = (err: unknown, _req, _res, next) => {
+  const e = fromBodyParser(err);
+  if (e instanceof ValidationFailed) {
+    const why = e.fields.map((f) => f.message).join('; ');
+    next(new ApiError('rerank_bad_request', `the body must be a JSON object (${why})`));
+    return;
+  }
+  next(e);
+};
 
 /**
  * The body as the reranker engines check it: every problem of the query or the document list

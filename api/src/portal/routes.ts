@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import express, { type IRouter, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type IRouter, type RequestHandler } from 'express';
+import { ApiError } from '@aiplane/lib/errors';
 import { Type } from '@sinclair/typebox';
 import { operation } from '@aiplane/lib/service';
 import { portalDir } from './assets.js';
@@ -94,6 +95,7 @@ export function portalRoutes(router: IRouter, opts: PortalOptions): void {
         index: false,
         redirect: false,
       }),
+      staticMisses,
     );
   }
   const index = dir === undefined ? undefined : readFileSync(join(dir, 'index.html'), 'utf8');
@@ -138,3 +140,14 @@ export function portalRoutes(router: IRouter, opts: PortalOptions): void {
   // The app's own routes (deep links, the sign-in callback): the same page.
   router.use(PORTAL_PATH, page);
 }
+
+/**
+ * A miss of the static files is a 404, whatever `send` made of the path: a name with an encoded
+ * slash reaches the file system and comes back as its ENOENT, which is no HTTP error
+ * (docs/adr/0042). Its other refusals (403 for `..`) are kept.
+ */
+export const staticMisses: ErrorRequestHandler = (err: unknown, req, _res, next) => {
+  const status = (err as { status?: unknown } | null)?.status;
+  if (status === 404) next(new ApiError('route_not_found', `no file ${req.path}`));
+  else next(err);
+};

@@ -2,6 +2,8 @@ import type { Request, Response } from 'express';
 import {
   firstId,
   headerMismatch,
+  MAX_JSON_DEPTH,
+  nestedDeeperThan,
   messagesOf,
   parseError,
   type JsonRpcId,
@@ -23,7 +25,10 @@ export interface McpCall {
 
 const parsedBodies = new WeakMap<Buffer, unknown>();
 
-/** A body as JSON, when it is UTF-8 without a byte-order mark that parses; else undefined. */
+/**
+ * A body as JSON, when it is UTF-8 without a byte-order mark that parses and nests at most
+ * MAX_JSON_DEPTH levels; else undefined.
+ */
 export function jsonBody(body: unknown): unknown {
   if (!Buffer.isBuffer(body)) return undefined;
   // Admission and the proxy both read the body: it is parsed once.
@@ -31,6 +36,8 @@ export function jsonBody(body: unknown): unknown {
   let parsed: unknown;
   try {
     parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body));
+    // Deeper than any JSON-RPC request: unreadable, like bytes that are not JSON.
+    if (nestedDeeperThan(parsed, MAX_JSON_DEPTH)) parsed = undefined;
   } catch {
     parsed = undefined;
   }

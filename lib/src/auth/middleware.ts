@@ -13,8 +13,30 @@ export function bearerOf(header: string | undefined): string | undefined {
   return m?.[1]?.trim();
 }
 
+/** The credential headers, each of which a request may carry once. */
+const CREDENTIAL_HEADERS = ['authorization', 'x-api-key'];
+
+/**
+ * A credential header sent twice, or undefined. Node keeps the first Authorization and joins
+ * X-Api-Keys with a comma; a proxy in front may pick another one: refused (docs/adr/0042).
+ */
+export function repeatedCredentialHeader(rawHeaders: string[]): string | undefined {
+  const seen = new Set<string>();
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = (rawHeaders[i] ?? '').toLowerCase();
+    if (!CREDENTIAL_HEADERS.includes(name)) continue;
+    if (seen.has(name)) return name;
+    seen.add(name);
+  }
+  return undefined;
+}
+
 export function authenticate(authenticator: Authenticator): RequestHandler {
   return async (req, res, next) => {
+    const repeated = repeatedCredentialHeader(req.rawHeaders);
+    if (repeated !== undefined) {
+      throw new ApiError('bad_request', `send the ${repeated} header once`);
+    }
     const apiKey = req.get('x-api-key');
     res.locals.principal = await authenticator.authenticate({
       apiKey: apiKey === undefined ? undefined : apiKey.trim(),

@@ -36,11 +36,13 @@ export const ERROR_CODES = {
   request_too_large: { status: 413, description: 'the request body exceeds the size limit' },
   unsupported_media_type: {
     status: 415,
-    description: 'the body’s content type, charset or encoding is not supported',
+    description:
+      'the body’s content type, charset or encoding is not supported (JSON bodies are UTF-8)',
   },
   bad_request: {
     status: 400,
-    description: 'the request could not be read (aborted or inconsistent length)',
+    description:
+      'the request could not be read (aborted or inconsistent length), sends a credential header twice, or has a NUL (%00) in its path or query',
   },
   organization_invalid: {
     status: 400,

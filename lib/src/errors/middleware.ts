@@ -32,6 +32,8 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
  * answered as it is.
  */
 export function fromBodyParser(err: unknown): unknown {
+  // A refusal a parser's verify hook made itself (service/hostile-input.ts).
+  if (err instanceof ApiError || err instanceof ValidationFailed) return err;
   // The router could not decode a path parameter (malformed percent-encoding).
   if (err instanceof URIError) {
     return new ApiError('bad_request', 'the path is not valid percent-encoding');

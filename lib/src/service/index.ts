@@ -2,6 +2,7 @@ export { ClaimLoop, type ClaimLoopOptions } from './claim-loop.js';
 export { type EventStream, openEventStream } from './event-stream.js';
 export { readInt, readServiceConfig, type ServiceConfig } from './config.js';
 export { pathOnly, probeRoutes, requestLog } from './http-basics.js';
+export { jsonBodyParser, jsonTextRefusal, refuseNulInUrl } from './hostile-input.js';
 export {
   type DocumentOptions,
   type OpenApiDocument,
