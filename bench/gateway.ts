@@ -188,11 +188,6 @@ export async function gatewayOverhead(env: LocalEnvironment): Promise<void> {
     env: {
       ...process.env,
       ...base,
-      ...(profileDir
-        ? {
-            NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`,
-          }
-        : {}),
       AIPLANE_GATEWAY_PORT: String(port),
       AIPLANE_GATEWAY_METRICS_PORT: String(await freePort()),
       AIPLANE_LOG_LEVEL: 'warn',
@@ -203,6 +198,7 @@ export async function gatewayOverhead(env: LocalEnvironment): Promise<void> {
       AIPLANE_GATEWAY_MAX_SESSIONS_PER_ORGANIZATION: '2000',
     },
     logFile: join(logDir, 'bench-gateway-process.log'),
+    ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
   });
   const pid = gateway.child.pid as number;
   const clients: Client[] = [];
