@@ -9,7 +9,7 @@ import {
 } from './json-rpc.js';
 import { SessionBinder } from './session-id.js';
 import { standardHeaderMismatch } from './standard-headers.js';
-import { filterJsonBody } from './tool-filter.js';
+import { filterJsonBody, mayListTools } from './tool-filter.js';
 import { readCapped, sseRewriter, type StreamOutcome } from './upstream-body.js';
 
 const keyring = parseKeyring(`k1:${Buffer.alloc(32, 7).toString('base64')}`);
@@ -132,6 +132,23 @@ describe('tools/list filtering', () => {
   it('answers nothing for a body it cannot parse, a listing behind a byte-order mark included (fails closed)', () => {
     assert.equal(filterJsonBody('not json', allowed), undefined);
     assert.equal(filterJsonBody(`\uFEFF${list(1)}`, allowed), undefined);
+  });
+
+  it('passes a body that cannot list tools as it is, and re-writes one that may (duplicate keys, escapes)', () => {
+    // Spaced and with duplicate keys: no parser can find a tools member in it, so it passes.
+    const plain = '{ "jsonrpc": "2.0", "id": 4, "result": {"content": []}, "result": {} }';
+    assert.equal(filterJsonBody(plain, allowed), plain);
+    // A listing only a first-key-wins parser would see: re-written as the gateway read it.
+    const hidden = `{"jsonrpc":"2.0","id":5,"result":{"tools":[{"name":"add"}]},"result":{}}`;
+    assert.equal(filterJsonBody(hidden, allowed), '{"jsonrpc":"2.0","id":5,"result":{}}');
+    const escaped = `{"jsonrpc":"2.0","id":6,"result":{"\\u0074ools":[{"name":"add"}]}}`;
+    assert.deepEqual(JSON.parse(filterJsonBody(escaped, allowed) ?? ''), {
+      jsonrpc: '2.0',
+      id: 6,
+      result: { tools: [] },
+    });
+    assert.equal(mayListTools('{"result":{"content":[{"text":"hi"}]}}'), false);
+    assert.equal(mayListTools('{"a":"\\u0041"}'), true);
   });
 
   it('leaves a batch without a tools result as it was, and filters one with it', () => {
