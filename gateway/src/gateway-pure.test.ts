@@ -46,6 +46,16 @@ describe('gateway session ids', () => {
     assert.equal(binder.open('upstream-123.forged', 'user-a', 'server-1'), undefined);
     assert.equal(binder.open('upstream-123', 'user-a', 'server-1'), undefined);
   });
+  it('answers the same from its remembered macs, a few of them, as computed afresh', () => {
+    const small = new SessionBinder(keyring, 2);
+    const long = 'l'.repeat(600);
+    const ids = ['a', 'b', 'c', long].map((s) => small.bind(s, 'u', 'x'));
+    for (const [i, s] of ['a', 'b', 'c', long].entries()) {
+      assert.equal(small.open(ids[i] as string, 'u', 'x'), s);
+      assert.equal(small.open(ids[i] as string, 'v', 'x'), undefined);
+      assert.equal(binder.bind(s, 'u', 'x'), ids[i]);
+    }
+  });
   it('gives every replica with the same keyring the same answer', () => {
     const id = binder.bind('s', 'u', 'x');
     assert.equal(new SessionBinder(keyring).open(id, 'u', 'x'), 's');
