@@ -9,7 +9,9 @@
 //
 // AIPLANE_BENCH_GATEWAY_CPU_PROF=<dir>: the gateway process writes a V8 CPU profile there
 // (node --cpu-prof) when it stops.
+import { once } from 'node:events';
 import { join } from 'node:path';
+import WebSocket from 'ws';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { API_VERSION, tenantNamespace } from '@aiplane/crds';
@@ -27,7 +29,7 @@ import {
 } from '@aiplane/hack';
 import { bundleImage } from '../hack/src/image/bundle.js';
 import { benchLogger } from './logs.js';
-import { cpuMs, cpuPer, rssBytes, type CpuMs } from './proc.js';
+import { cpuMs, cpuPer, type CpuMs } from './proc.js';
 import { percentile, writeResult } from './report.js';
 
 const ROUNDS = 10;
@@ -98,15 +100,50 @@ const ms = (v: number) => Math.round(v * 1000) / 1000;
 const median = (v: number[]) => [...v].sort((x, y) => x - y)[Math.floor(v.length / 2)] as number;
 
 /**
+ * A process's memory after a full garbage collection, asked over its inspector (it runs with
+ * `--inspect`): what it holds, not the garbage it happens to carry.
+ */
+async function memoryAfterGc(inspectPort: number): Promise<{ rss: number; heapUsed: number }> {
+  const targets = (await (await fetch(`http://127.0.0.1:${inspectPort}/json/list`)).json()) as {
+    webSocketDebuggerUrl: string;
+  }[];
+  const ws = new WebSocket(targets[0]?.webSocketDebuggerUrl ?? '');
+  await once(ws, 'open');
+  const answers = new Map<number, (result: unknown) => void>();
+  ws.on('message', (m: Buffer) => {
+    const { id, result } = JSON.parse(m.toString()) as { id: number; result: unknown };
+    answers.get(id)?.(result);
+  });
+  let next = 0;
+  const call = (method: string, params: Record<string, unknown> = {}) =>
+    new Promise<unknown>((resolve) => {
+      const id = ++next;
+      answers.set(id, resolve);
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+  try {
+    await call('HeapProfiler.collectGarbage');
+    const answer = (await call('Runtime.evaluate', {
+      expression: 'JSON.stringify(process.memoryUsage())',
+      returnByValue: true,
+    })) as { result: { value: string } };
+    return JSON.parse(answer.result.value) as { rss: number; heapUsed: number };
+  } finally {
+    ws.close();
+  }
+}
+
+/**
  * Opens `n` MCP sessions through the gateway by hand (initialize, initialized, then a GET
- * event stream held open) and answers the gateway's resident memory per open stream.
+ * event stream held open) and answers the gateway's memory (after a full collection) per open
+ * stream.
  */
 async function memoryPerSseSession(
   url: string,
   authorization: string,
-  pid: number,
+  inspectPort: number,
   n: number,
-): Promise<{ sessions: number; rssBeforeMiB: number; rssAfterMiB: number; bytesPerSession: number }> {
+) {
   const headers = {
     authorization,
     accept: 'application/json, text/event-stream',
@@ -114,7 +151,7 @@ async function memoryPerSseSession(
   };
   const streams: AbortController[] = [];
   const mib = (b: number) => Math.round((b / 2 ** 20) * 10) / 10;
-  const before = rssBytes(pid);
+  const before = await memoryAfterGc(inspectPort);
   try {
     for (let i = 0; i < n; i++) {
       const init = await fetch(url, {
@@ -134,7 +171,11 @@ async function memoryPerSseSession(
       const session = init.headers.get('mcp-session-id');
       await init.text();
       if (!init.ok || session === null) throw new Error(`initialize: ${init.status}`);
-      const withSession = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
+      const withSession = {
+        ...headers,
+        'mcp-session-id': session,
+        'mcp-protocol-version': '2025-06-18',
+      };
       const initialized = await fetch(url, {
         method: 'POST',
         headers: withSession,
@@ -151,12 +192,15 @@ async function memoryPerSseSession(
       });
       if (stream.status !== 200) throw new Error(`GET stream: ${stream.status}`);
     }
-    const after = rssBytes(pid);
+    const after = await memoryAfterGc(inspectPort);
     return {
       sessions: n,
-      rssBeforeMiB: mib(before),
-      rssAfterMiB: mib(after),
-      bytesPerSession: Math.round((after - before) / n),
+      rssBeforeMiB: mib(before.rss),
+      rssAfterMiB: mib(after.rss),
+      heapUsedBeforeMiB: mib(before.heapUsed),
+      heapUsedAfterMiB: mib(after.heapUsed),
+      rssBytesPerSession: Math.round((after.rss - before.rss) / n),
+      heapBytesPerSession: Math.round((after.heapUsed - before.heapUsed) / n),
     };
   } finally {
     for (const s of streams) s.abort();
@@ -182,6 +226,8 @@ export async function gatewayOverhead(env: LocalEnvironment): Promise<void> {
   await bundleImage(image);
   const port = await freePort();
   const profileDir = process.env.AIPLANE_BENCH_GATEWAY_CPU_PROF;
+  // The inspector (no client until the memory is measured, at the end) collects garbage.
+  const inspectPort = await freePort();
   const gateway = startBundled({
     name: 'bench-gateway',
     file: join(image, 'gateway.mjs'),
@@ -198,7 +244,10 @@ export async function gatewayOverhead(env: LocalEnvironment): Promise<void> {
       AIPLANE_GATEWAY_MAX_SESSIONS_PER_ORGANIZATION: '2000',
     },
     logFile: join(logDir, 'bench-gateway-process.log'),
-    ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
+    nodeArgs: [
+      `--inspect=127.0.0.1:${inspectPort}`,
+      ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+    ],
   });
   const pid = gateway.child.pid as number;
   const clients: Client[] = [];
@@ -302,7 +351,12 @@ export async function gatewayOverhead(env: LocalEnvironment): Promise<void> {
         gatewayCpuPerCallMs: cpu.perCall(THROUGHPUT_ROUNDS * THROUGHPUT_CALLS),
       });
     }
-    const memory = await memoryPerSseSession(gatewayUrl, `Bearer ${member}`, pid, SSE_SESSIONS);
+    const memory = await memoryPerSseSession(
+      gatewayUrl,
+      `Bearer ${member}`,
+      inspectPort,
+      SSE_SESSIONS,
+    );
     d.sort((x, y) => x - y);
     g.sort((x, y) => x - y);
     const at16 = byConcurrency.find((t) => t.clients === 16);
@@ -320,7 +374,7 @@ export async function gatewayOverhead(env: LocalEnvironment): Promise<void> {
       gatewayCpuPerCallMs: sequentialCpu.perCall(d.length),
       throughputCallsPerSecond: { ...at16, byConcurrency },
       memoryPerSseSession: memory,
-      note: 'tools/call echo over Streamable HTTP (SSE answers) with the official SDK client; the gateway authenticates a Keycloak JWT, looks up the server, finds the member’s credential (PostgreSQL), checks the allowlist and streams the answer; the gateway in a process of its own from the image’s compiled bundle (node gateway.mjs), the clients and the upstream in the benchmark process, everything on loopback on the same 2 cores; gatewayCpuPerCallMs: the gateway process’s CPU per call (/proc schedstat, main thread and all threads), sequential and at each concurrency; memoryPerSseSession: the gateway’s resident memory grown per MCP session holding a GET event stream open',
+      note: 'tools/call echo over Streamable HTTP (SSE answers) with the official SDK client; the gateway authenticates a Keycloak JWT, looks up the server, finds the member’s credential (PostgreSQL), checks the allowlist and streams the answer; the gateway in a process of its own from the image’s compiled bundle (node gateway.mjs), the clients and the upstream in the benchmark process, everything on loopback on the same 2 cores; gatewayCpuPerCallMs: the gateway process’s CPU per call (/proc schedstat, main thread and all threads), sequential and at each concurrency; memoryPerSseSession: the gateway’s memory (resident, and the JavaScript heap in use; each after a full garbage collection, asked over its inspector) grown per MCP session holding a GET event stream open',
     });
   } finally {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));

@@ -1,4 +1,4 @@
-// What a benchmark reads of another process from /proc: CPU time used and resident memory.
+// What a benchmark reads of another process from /proc: the CPU time it used.
 import { readdirSync, readFileSync } from 'node:fs';
 
 export interface CpuMs {
@@ -26,11 +26,4 @@ export function cpuPer(before: CpuMs, after: CpuMs, n: number): CpuMs {
     mainThread: r(after.mainThread - before.mainThread),
     allThreads: r(after.allThreads - before.allThreads),
   };
-}
-
-/** A process's resident set size (VmRSS), in bytes. */
-export function rssBytes(pid: number): number {
-  const line = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (!line) throw new Error(`no VmRSS for process ${pid}`);
-  return Number(line[1]) * 1024;
 }
