@@ -21,6 +21,7 @@ import {
   apiEnv,
   createDatabase,
   freePort,
+  initializeRequest,
   passwordGrant,
   startBundled,
   startMcpTestServer,
@@ -157,16 +158,7 @@ async function memoryPerSseSession(
       const init = await fetch(url, {
         method: 'POST',
         headers,
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-06-18',
-            capabilities: {},
-            clientInfo: { name: 'bench', version: '1' },
-          },
-        }),
+        body: JSON.stringify(initializeRequest('2025-06-18')),
       });
       const session = init.headers.get('mcp-session-id');
       await init.text();

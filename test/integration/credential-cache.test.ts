@@ -31,17 +31,26 @@ describe('MCP credentials: kept in memory, changes heard by every replica', func
     db = connect(databaseUrl);
     await migrate(db);
     db.on('query', () => queries++);
-    a = new CredentialStore(db, keyring, () => clock);
-    b = new CredentialStore(db, keyring, () => clock);
-    await a.listen(databaseUrl, logger);
-    await b.listen(databaseUrl, logger);
+    const replica = async () => {
+      const store = new CredentialStore(db, keyring, () => clock);
+      await store.listen(databaseUrl, logger);
+      return store;
+    };
+    [a, b] = [await replica(), await replica()];
   });
 
   after(async function () {
-    await a?.close();
-    await b?.close();
+    await Promise.all([a, b].map((replica) => replica?.close()));
     await db?.destroy();
   });
+
+  /** Replica A's answer for a credential becomes `value` (undefined: gone) within moments. */
+  const heard = (what: string, serverId: string, userId: string, value?: string) =>
+    waitFor(
+      `replica A to hear ${what}`,
+      async () => (await a.use(serverId, userId))?.value === value,
+      { timeoutMs: 5_000, intervalMs: 20 },
+    );
 
   const link = async (value: string) => {
     const serverId = randomUUID();
@@ -70,34 +79,16 @@ describe('MCP credentials: kept in memory, changes heard by every replica', func
     const { serverId, userId } = await link('old');
     assert.equal((await a.use(serverId, userId))?.value, 'old');
     await b.put({ serverId, userId, organizationId, kind: 'static', value: 'new' });
-    await waitFor(
-      'replica A to hear the new value',
-      async () => {
-        return (await a.use(serverId, userId))?.value === 'new';
-      },
-      { timeoutMs: 5_000, intervalMs: 20 },
-    );
+    await heard('the new value', serverId, userId, 'new');
     await b.remove(serverId, userId);
-    await waitFor(
-      'replica A to hear the removal',
-      async () => {
-        return (await a.use(serverId, userId)) === undefined;
-      },
-      { timeoutMs: 5_000, intervalMs: 20 },
-    );
+    await heard('the removal', serverId, userId);
   });
 
   it('hears a change no store method made (the trigger announces any statement)', async function () {
     const { serverId, userId } = await link('kept');
     assert.equal((await a.use(serverId, userId))?.value, 'kept');
     await db('mcp_credentials').where({ server_id: serverId, user_id: userId }).delete();
-    await waitFor(
-      'replica A to hear the deletion',
-      async () => {
-        return (await a.use(serverId, userId)) === undefined;
-      },
-      { timeoutMs: 5_000, intervalMs: 20 },
-    );
+    await heard('the deletion', serverId, userId);
   });
 
   it('asks the database every time while it cannot hear changes', async function () {
