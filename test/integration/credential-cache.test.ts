@@ -20,7 +20,6 @@ describe('MCP credentials: kept in memory, changes heard by every replica', func
   let a: CredentialStore;
   let b: CredentialStore;
   const logger = createLogger({ level: 'silent', name: 'credential-cache' });
-  const keyring = parseKeyring(environment().info().credentialKeys);
   let queries = 0;
   const organizationId = randomUUID();
 
@@ -28,6 +27,7 @@ describe('MCP credentials: kept in memory, changes heard by every replica', func
     const databaseUrl = await createDatabase(environment().info(), 'aiplane_credential_cache', {
       fresh: true,
     });
+    const keyring = parseKeyring(environment().info().credentialKeys);
     db = connect(databaseUrl);
     await migrate(db);
     db.on('query', () => queries++);
