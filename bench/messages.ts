@@ -5,7 +5,6 @@
 // first token (the first word of the answer arriving) and total time (the stream's end), with
 // the same client code (fetch, keep-alive) on both sides. Real API in process, PostgreSQL
 // catalogue, an API key as the vendor's SDK sends it.
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadApiConfig, startApi } from '@aiplane/api';
 import {
@@ -21,6 +20,7 @@ import {
 } from '@aiplane/hack';
 import { bundleImage } from '../hack/src/image/bundle.js';
 import { benchLogger } from './logs.js';
+import { cpuMs, cpuPer, type CpuMs } from './proc.js';
 import { percentile, writeResult } from './report.js';
 
 const WARM_UP = 200;
@@ -75,18 +75,6 @@ async function compare(direct: () => Promise<Timing>, viaApi: () => Promise<Timi
 }
 
 /**
- * CPU time a process has used so far, in ms: its main thread (JavaScript) and all its threads
- * (with the garbage collector's and libuv's).
- */
-function cpuMs(pid: number): { mainThread: number; allThreads: number } {
-  const of = (task: string) =>
-    Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
-  let all = 0;
-  for (const task of readdirSync(`/proc/${pid}/task`)) all += of(task);
-  return { mainThread: of(String(pid)), allThreads: all };
-}
-
-/**
  * Each side in turn (direct, then each other), warm-up first; every side's timings, and the CPU
  * each process in `pids` used per request while they were taken (it does not depend on what
  * else runs on the machine, as latency does).
@@ -98,7 +86,7 @@ async function interleaved(
 ): Promise<{
   direct: Timing[];
   others: Record<string, Timing[]>;
-  cpuPerRequestMs: Record<string, { mainThread: number; allThreads: number }>;
+  cpuPerRequestMs: Record<string, CpuMs>;
 }> {
   const names = Object.keys(sides);
   const run = async (keep: boolean, d: Timing[], others: Record<string, Timing[]>) => {
@@ -115,16 +103,7 @@ async function interleaved(
   const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMs(pid)]));
   for (let i = 0; i < REQUESTS; i++) await run(true, d, others);
   const cpuPerRequestMs = Object.fromEntries(
-    Object.entries(pids).map(([k, pid]) => {
-      const [now, then] = [cpuMs(pid), before[k] as { mainThread: number; allThreads: number }];
-      return [
-        k,
-        {
-          mainThread: ms((now.mainThread - then.mainThread) / REQUESTS),
-          allThreads: ms((now.allThreads - then.allThreads) / REQUESTS),
-        },
-      ];
-    }),
+    Object.entries(pids).map(([k, pid]) => [k, cpuPer(before[k] as CpuMs, cpuMs(pid), REQUESTS)]),
   );
   return { direct: d, others, cpuPerRequestMs };
 }

@@ -129,11 +129,21 @@ const BENCHMARKS: BenchmarkSummary[] = [
         unit: 'ms',
         goal: { max: 1 },
       },
-      {
-        label: 'throughput vs direct (16 clients)',
-        path: 'throughputCallsPerSecond.ratio',
+      ...[1, 16, 64].map((clients, i) => ({
+        label: `throughput vs direct (${clients} client${clients > 1 ? 's' : ''})`,
+        path: `throughputCallsPerSecond.byConcurrency.${i}.ratio`,
         unit: '×',
         goal: { min: 0.85 },
+      })),
+      {
+        label: 'gateway CPU per call (all threads, sequential)',
+        path: 'gatewayCpuPerCallMs.allThreads',
+        unit: 'ms',
+      },
+      {
+        label: 'gateway heap per open SSE session',
+        path: 'memoryPerSseSession.heapBytesPerSession',
+        unit: 'B',
       },
     ],
   },

@@ -9,7 +9,7 @@ import {
 } from './json-rpc.js';
 import { SessionBinder } from './session-id.js';
 import { standardHeaderMismatch } from './standard-headers.js';
-import { filterJsonBody } from './tool-filter.js';
+import { filterJsonBody, mayListTools } from './tool-filter.js';
 import { readCapped, sseRewriter, type StreamOutcome } from './upstream-body.js';
 
 const keyring = parseKeyring(`k1:${Buffer.alloc(32, 7).toString('base64')}`);
@@ -45,6 +45,16 @@ describe('gateway session ids', () => {
     assert.equal(binder.open(id, 'user-a', 'server-2'), undefined);
     assert.equal(binder.open('upstream-123.forged', 'user-a', 'server-1'), undefined);
     assert.equal(binder.open('upstream-123', 'user-a', 'server-1'), undefined);
+  });
+  it('answers the same from its remembered macs, a few of them, as computed afresh', () => {
+    const small = new SessionBinder(keyring, 2);
+    const long = 'l'.repeat(600);
+    const ids = ['a', 'b', 'c', long].map((s) => small.bind(s, 'u', 'x'));
+    for (const [i, s] of ['a', 'b', 'c', long].entries()) {
+      assert.equal(small.open(ids[i] as string, 'u', 'x'), s);
+      assert.equal(small.open(ids[i] as string, 'v', 'x'), undefined);
+      assert.equal(binder.bind(s, 'u', 'x'), ids[i]);
+    }
   });
   it('gives every replica with the same keyring the same answer', () => {
     const id = binder.bind('s', 'u', 'x');
@@ -132,6 +142,23 @@ describe('tools/list filtering', () => {
   it('answers nothing for a body it cannot parse, a listing behind a byte-order mark included (fails closed)', () => {
     assert.equal(filterJsonBody('not json', allowed), undefined);
     assert.equal(filterJsonBody(`\uFEFF${list(1)}`, allowed), undefined);
+  });
+
+  it('passes a body that cannot list tools as it is, and re-writes one that may (duplicate keys, escapes)', () => {
+    // Spaced and with duplicate keys: no parser can find a tools member in it, so it passes.
+    const plain = '{ "jsonrpc": "2.0", "id": 4, "result": {"content": []}, "result": {} }';
+    assert.equal(filterJsonBody(plain, allowed), plain);
+    // A listing only a first-key-wins parser would see: re-written as the gateway read it.
+    const hidden = `{"jsonrpc":"2.0","id":5,"result":{"tools":[{"name":"add"}]},"result":{}}`;
+    assert.equal(filterJsonBody(hidden, allowed), '{"jsonrpc":"2.0","id":5,"result":{}}');
+    const escaped = `{"jsonrpc":"2.0","id":6,"result":{"\\u0074ools":[{"name":"add"}]}}`;
+    assert.deepEqual(JSON.parse(filterJsonBody(escaped, allowed) ?? ''), {
+      jsonrpc: '2.0',
+      id: 6,
+      result: { tools: [] },
+    });
+    assert.equal(mayListTools('{"result":{"content":[{"text":"hi"}]}}'), false);
+    assert.equal(mayListTools('{"a":"\\u0041"}'), true);
   });
 
   it('leaves a batch without a tools result as it was, and filters one with it', () => {

@@ -8,18 +8,34 @@ import { deriveActiveKey, type Keyring } from '@aiplane/lib/crypto';
  * without shared state, and a session id presented by another user (or for another server) is
  * unknown: 404, as for an ended session.
  */
+/** The longest (server, user, upstream id) whose mac is remembered. */
+const MAX_REMEMBERED_LENGTH = 512;
+
 export class SessionBinder {
   private readonly key: Buffer;
+  /** Macs computed lately, by what they sign: a session's every call needs the same one. */
+  private readonly macs = new Map<string, string>();
 
-  constructor(keyring: Keyring) {
+  constructor(
+    keyring: Keyring,
+    private readonly maxRemembered = 10_000,
+  ) {
     this.key = deriveActiveKey(keyring, 'aiplane-gateway-session');
   }
 
   private mac(upstream: string, userId: string, serverId: string): string {
-    return createHmac('sha256', this.key)
-      .update(`${serverId}\0${userId}\0${upstream}`)
-      .digest('base64url')
-      .slice(0, 32);
+    const signed = `${serverId}\0${userId}\0${upstream}`;
+    const known = this.macs.get(signed);
+    if (known !== undefined) return known;
+    const mac = createHmac('sha256', this.key).update(signed).digest('base64url').slice(0, 32);
+    // An upstream chooses its session ids: a long one is not kept (memory stays bounded).
+    if (signed.length > MAX_REMEMBERED_LENGTH) return mac;
+    if (this.macs.size >= this.maxRemembered) {
+      const oldest = this.macs.keys().next().value;
+      if (oldest !== undefined) this.macs.delete(oldest);
+    }
+    this.macs.set(signed, mac);
+    return mac;
   }
 
   /** The id to give the client for an upstream session. */

@@ -34,6 +34,16 @@ export function filterMessages(body: unknown, allowed: (tool: string) => boolean
 }
 
 /**
+ * Whether any JSON parser could read a `tools` member in this text: only when it spells
+ * `tools` out, or hides letters in `\u` escapes (JSON has no other escape that makes a
+ * letter). When it cannot, there is no listing to filter (whatever a parser does with
+ * duplicate keys), and the text may pass as it is, unparsed.
+ */
+export function mayListTools(text: string): boolean {
+  return text.includes('tools') || text.includes('\\u');
+}
+
+/**
  * A whole body (one message or a batch); undefined when it does not parse. Such a body is not
  * passed on: a client may read what the gateway could not (a byte-order mark, say), and see
  * tools the allowlist hides.
@@ -48,5 +58,6 @@ export function filterJsonBody(
   } catch {
     return undefined;
   }
-  return JSON.stringify(filterMessages(body, allowed));
+  // Re-serialised only when it may list tools: then the client reads what was checked.
+  return mayListTools(text) ? JSON.stringify(filterMessages(body, allowed)) : text;
 }

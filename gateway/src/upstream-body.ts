@@ -1,5 +1,5 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { filterMessages } from './tool-filter.js';
+import { filterMessages, mayListTools } from './tool-filter.js';
 
 /** Why the gateway cut an upstream answer short. */
 export type StreamFailure = 'idle' | 'too_large';
@@ -117,7 +117,7 @@ export function sseRewriter(o: SseRewriterOptions): TransformStream<Uint8Array, 
   const encoder = new TextEncoder();
   let out: string[] = [];
   const rewrite = (e: EventSourceMessage): EventSourceMessage => {
-    if (o.allowed === undefined) return e;
+    if (o.allowed === undefined || !mayListTools(e.data)) return e;
     let parsed: unknown;
     try {
       parsed = JSON.parse(e.data);

@@ -50,6 +50,7 @@ export {
   type McpTestServerOptions,
   type McpTestTool,
   startMcpTestServer,
+  initializeRequest,
 } from './mcp-test-server.js';
 export {
   type OAuthTestAuthorizationServer,

@@ -267,3 +267,13 @@ export async function startMcpTestServer(opts: McpTestServerOptions = {}): Promi
     },
   };
 }
+
+/** A raw JSON-RPC `initialize` request, as a bare client sends it. */
+export function initializeRequest(protocolVersion = '2025-11-25', id = 1) {
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  };
+}

@@ -101,14 +101,16 @@ export function startFromSource(opts: {
 
 /**
  * A bundled entry point (an `.mjs` file from `bundleEntries`) as its own managed process, its
- * stack traces mapped back to the TypeScript sources. `env` is the whole environment it gets.
+ * stack traces mapped back to the TypeScript sources. `env` is the whole environment it gets;
+ * `nodeArgs` go to Node.js before the file (flags NODE_OPTIONS refuses, like `--cpu-prof`).
  */
 export function startBundled(opts: {
   name: string;
   file: string;
   env: NodeJS.ProcessEnv;
   logFile: string;
+  nodeArgs?: string[];
 }): ManagedProcess {
-  const { file, ...rest } = opts;
-  return startNode({ ...rest, args: ['--enable-source-maps', file] });
+  const { file, nodeArgs = [], ...rest } = opts;
+  return startNode({ ...rest, args: ['--enable-source-maps', ...nodeArgs, file] });
 }

@@ -36,12 +36,4 @@ export type RpcError = {
   error: { code: number; message: string; data?: { code: string } };
 };
 
-/** A raw JSON-RPC `initialize` request, as a bare client sends it. */
-export function initializeRequest(protocolVersion = '2025-11-25', id = 1) {
-  return {
-    jsonrpc: '2.0',
-    id,
-    method: 'initialize',
-    params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-  };
-}
+export { initializeRequest } from '@aiplane/hack';

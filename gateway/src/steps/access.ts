@@ -9,11 +9,30 @@ export interface ServerDirectory {
   tenants: Pick<ResourceCache<TenantLifecycle>, 'list'>;
 }
 
+/** The decision for a request's caller (admission and the proxy both ask): made once. */
+const decided = new WeakMap<
+  Principal,
+  { serverId: string; server: Promise<McpServer | undefined> }
+>();
+
 /**
  * The server an id names (in any namespace), when the caller may use it: the same decision as
- * the API's (`mayUseServer`), so the two cannot drift apart.
+ * the API's (`mayUseServer`), so the two cannot drift apart. Decided once per request (its
+ * principal) and server id.
  */
-export async function usableServer(
+export function usableServer(
+  d: ServerDirectory,
+  serverId: string,
+  principal: Principal,
+): Promise<McpServer | undefined> {
+  const known = decided.get(principal);
+  if (known?.serverId === serverId) return known.server;
+  const server = decide(d, serverId, principal);
+  decided.set(principal, { serverId, server });
+  return server;
+}
+
+async function decide(
   d: ServerDirectory,
   serverId: string,
   principal: Principal,

@@ -1,7 +1,10 @@
 import type { Knex } from 'knex';
 import type { Logger } from '../logger.js';
 import { apiKeyMatches, hashApiKey } from './api-key-format.js';
-import { API_KEY_REVOKED_CHANNEL, ApiKeyRevocations } from './api-key-revocations.js';
+import { NotificationFeed } from '../store/notification-feed.js';
+
+/** The PostgreSQL channel a revocation is announced on; the payload is the key's id. */
+export const API_KEY_REVOKED_CHANNEL = 'aiplane_api_key_revoked';
 
 /** How long a verified key is trusted without asking the database (revocations evict at once). */
 export const VERIFIED_TTL_MS = 30_000;
@@ -43,7 +46,7 @@ export class ApiKeyStore {
   /** Moves on every revocation heard and every loss of the feed: a lookup that started before
    * one may have read a key that is revoked now, so its answer is not kept. */
   private generation = 0;
-  private revocations: ApiKeyRevocations | undefined;
+  private revocations: NotificationFeed | undefined;
 
   constructor(
     private readonly db: Knex,
@@ -55,10 +58,12 @@ export class ApiKeyStore {
    * from memory; without it every `verify` asks the database.
    */
   async listen(databaseUrl: string, logger: Logger): Promise<void> {
-    this.revocations = new ApiKeyRevocations({
+    this.revocations = new NotificationFeed({
       databaseUrl,
       logger,
-      onRevoked: (id) => this.forget(id),
+      channel: API_KEY_REVOKED_CHANNEL,
+      what: 'verified API keys',
+      onNotice: (id) => this.forget(id),
       onLost: () => {
         this.generation += 1;
         this.verified.clear();

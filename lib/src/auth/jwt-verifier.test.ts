@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK, SignJWT, type CryptoKey } from 'jose';
-import { JwtVerifier, SigningKeysUnavailable, TokenRejected } from './jwt-verifier.js';
+import {
+  JwtVerifier,
+  SigningKeysUnavailable,
+  TokenRejected,
+  VERIFIED_TTL_MS,
+} from './jwt-verifier.js';
 
 const ISSUER = 'https://idp.test/realms/aiplane';
 const AUDIENCE = 'aiplane-api';
@@ -126,6 +131,37 @@ describe('JWT verification against a JWKS', function () {
     await newKey('k2');
     const payload = await v.verify(await sign());
     assert.equal(payload.sub, 'user-1');
+  });
+
+  it('takes a verified token again from memory, at most VERIFIED_TTL_MS and never past its exp', async function () {
+    let now = Date.now();
+    const v = new JwtVerifier(
+      { issuer: ISSUER, audience: AUDIENCE, jwksUri, clockToleranceSeconds: 30 },
+      () => now,
+    );
+    let afresh = 0;
+    const inner = v as unknown as { verifyAfresh: (t: string) => Promise<unknown> };
+    const verifyAfresh = inner.verifyAfresh.bind(v);
+    inner.verifyAfresh = (t) => {
+      afresh++;
+      return verifyAfresh(t);
+    };
+    const token = await sign({}, { exp: Math.floor(now / 1000) + 3600 });
+    await v.verify(token);
+    await v.verify(token);
+    assert.equal(afresh, 1);
+    now += VERIFIED_TTL_MS;
+    await v.verify(token);
+    assert.equal(afresh, 2);
+    const shortLived = await sign({}, { exp: Math.floor(now / 1000) + 5 });
+    await v.verify(shortLived);
+    now += 6_000;
+    await v.verify(shortLived);
+    assert.equal(afresh, 4);
+    // A refusal is never kept: the forged token is refused each time.
+    assert.equal(await rejection('not-a-jwt', v), 'the token is malformed');
+    assert.equal(await rejection('not-a-jwt', v), 'the token is malformed');
+    assert.equal(afresh, 6);
   });
 
   it('says the signing keys are unavailable (not that the token is bad) when the JWKS endpoint fails', async function () {

@@ -9,6 +9,10 @@ export interface JwtVerifierOptions {
   jwksCooldownMs?: number;
 }
 
+/** How long a verified token is taken without checking its signature again (at most). */
+export const VERIFIED_TTL_MS = 60_000;
+const VERIFIED_MAX = 10_000;
+
 /** Why a token was refused, in words safe to send back (no token content). */
 export class TokenRejected extends Error {}
 
@@ -22,8 +26,13 @@ export class SigningKeysUnavailable extends Error {}
  */
 export class JwtVerifier {
   private readonly jwks: ReturnType<typeof createRemoteJWKSet>;
+  /** Tokens verified lately and until when they are taken without verifying again. */
+  private readonly verified = new Map<string, { payload: JWTPayload; until: number }>();
 
-  constructor(private readonly options: JwtVerifierOptions) {
+  constructor(
+    private readonly options: JwtVerifierOptions,
+    private readonly now: () => number = Date.now,
+  ) {
     this.jwks = createRemoteJWKSet(new URL(options.jwksUri), {
       cacheMaxAge: 10 * 60_000,
       cooldownDuration: options.jwksCooldownMs ?? 30_000,
@@ -31,7 +40,30 @@ export class JwtVerifier {
     });
   }
 
+  /**
+   * The token's claims once it verifies. A token that verified is taken again without
+   * checking its signature for at most VERIFIED_TTL_MS and never past its `exp` (then it is
+   * verified afresh, and refused as expired): a client sends the same token with every call
+   * for its lifetime (docs/adr/0043).
+   */
   async verify(token: string): Promise<JWTPayload> {
+    const now = this.now();
+    const hit = this.verified.get(token);
+    if (hit && now < hit.until) return hit.payload;
+    if (hit) this.verified.delete(token);
+    const payload = await this.verifyAfresh(token);
+    const until = Math.min((payload.exp as number) * 1000, now + VERIFIED_TTL_MS);
+    if (until > now) {
+      this.verified.set(token, { payload, until });
+      if (this.verified.size > VERIFIED_MAX) {
+        const oldest = this.verified.keys().next().value;
+        if (oldest !== undefined) this.verified.delete(oldest);
+      }
+    }
+    return payload;
+  }
+
+  private async verifyAfresh(token: string): Promise<JWTPayload> {
     try {
       const { payload } = await jwtVerify(token, this.jwks, {
         issuer: this.options.issuer,

@@ -73,12 +73,14 @@ export async function openPlatform(
   const workloadFetch = createWorkloadFetch(dial);
   const apiKeys = new ApiKeyStore(db);
   await apiKeys.listen(config.databaseUrl, logger);
+  const credentials = new CredentialStore(db, config.mcp.credentialKeys);
+  await credentials.listen(config.databaseUrl, logger);
   return {
     kc,
     db,
     tenants,
     servers,
-    credentials: new CredentialStore(db, config.mcp.credentialKeys),
+    credentials,
     apiKeys,
     authenticator: authenticatorFromConfig(config, apiKeys, logger),
     dialers: {
@@ -95,6 +97,7 @@ export async function openPlatform(
       await remoteFetch.close();
       await workloadFetch.close();
       await apiKeys.close();
+      await credentials.close();
       await db.destroy();
     },
   };

@@ -1,6 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import { needsReseal, openSecret, sealSecret, type Keyring } from '../crypto/index.js';
+import type { Logger } from '../logger.js';
+import { MCP_CREDENTIAL_CHANGED_CHANNEL } from './migrations/0019-mcp-credential-notify.js';
+import { NotificationFeed } from './notification-feed.js';
 import { OAuthClientStore } from './oauth-client-store.js';
 import { notLive, type LiveScope } from './orphan-filter.js';
 
@@ -55,7 +58,26 @@ export class RenewalBusyError extends Error {
 /** How stale `last_used_at` may get: it is written at most this often. */
 const LAST_USED_EVERY_MS = 60_000;
 
+/**
+ * How long a credential read is kept without asking the database while changes are heard
+ * (every change evicts at once); it bounds the memory of credentials no longer used.
+ */
+export const CREDENTIAL_CACHE_TTL_MS = 30_000;
+const CREDENTIAL_CACHE_MAX = 10_000;
+
+/** A credential as read: still sealed (opened on each use), and when its use was last written. */
+interface Cached {
+  kind: CredentialKind;
+  sealed: string;
+  lastUsedAt: number;
+  at: number;
+}
+
 const NOT_LINKED: CredentialLink = { linked: false, kind: null, lastUsedAt: null };
+
+function cacheKey(serverId: string, userId: string): string {
+  return `${serverId}\0${userId}`;
+}
 
 /** The associated data binds an envelope to its row: copied to another row, it does not open. */
 function aad(serverId: string, userId: string): string {
@@ -74,12 +96,47 @@ export class CredentialStore {
     string,
     Promise<{ kind: CredentialKind; value: string } | undefined>
   >();
+  /** Credentials read lately, by (server, user); trusted only while changes are heard. */
+  private readonly cache = new Map<string, Cached>();
+  /** Moves on every change heard and every loss of the feed: a read that started before one
+   * may have seen a value that is gone now, so it is not kept. */
+  private generation = 0;
+  private changes: NotificationFeed | undefined;
 
   constructor(
     private readonly db: Knex,
     private readonly keyring: Keyring,
+    private readonly now: () => number = Date.now,
   ) {
     this.oauthClients = new OAuthClientStore(db, keyring);
+  }
+
+  /**
+   * Starts hearing every replica's credential changes (migration 0019's trigger announces
+   * them as they commit), which lets `use` answer from memory; without it every `use` asks
+   * the database.
+   */
+  async listen(databaseUrl: string, logger: Logger): Promise<void> {
+    this.changes = new NotificationFeed({
+      databaseUrl,
+      logger,
+      channel: MCP_CREDENTIAL_CHANGED_CHANNEL,
+      what: 'MCP credentials',
+      onNotice: (payload) => {
+        this.generation += 1;
+        const [serverId, userId] = payload.split(' ');
+        this.cache.delete(cacheKey(serverId ?? '', userId ?? ''));
+      },
+      onLost: () => {
+        this.generation += 1;
+        this.cache.clear();
+      },
+    });
+    await this.changes.start();
+  }
+
+  async close(): Promise<void> {
+    await this.changes?.close();
   }
 
   async put(input: {
@@ -172,6 +229,15 @@ export class CredentialStore {
     serverId: string,
     userId: string,
   ): Promise<{ kind: CredentialKind; value: string } | undefined> {
+    const key = cacheKey(serverId, userId);
+    const trusted = this.changes?.live === true;
+    const hit = this.cache.get(key);
+    if (hit && trusted && this.now() - hit.at < CREDENTIAL_CACHE_TTL_MS) {
+      this.touch(serverId, userId, hit);
+      return { kind: hit.kind, value: openSecret(this.keyring, hit.sealed, aad(serverId, userId)) };
+    }
+    if (hit) this.cache.delete(key);
+    const generation = this.generation;
     const row = await this.db<Row>('mcp_credentials')
       .where({ server_id: serverId, user_id: userId })
       .first();
@@ -181,15 +247,45 @@ export class CredentialStore {
     // (as for API keys), not on each request.
     const update: Record<string, unknown> = {};
     const lastUsed = row.last_used_at?.getTime() ?? 0;
-    if (Date.now() - lastUsed >= LAST_USED_EVERY_MS) update.last_used_at = this.db.fn.now();
-    if (needsReseal(this.keyring, row.sealed)) {
-      update.sealed = sealSecret(this.keyring, value, aad(serverId, userId));
+    if (this.now() - lastUsed >= LAST_USED_EVERY_MS) update.last_used_at = this.db.fn.now();
+    const reseal = needsReseal(this.keyring, row.sealed);
+    if (reseal) update.sealed = sealSecret(this.keyring, value, aad(serverId, userId));
+    if (Object.keys(update).length > 0) {
+      await this.db('mcp_credentials')
+        .where({ server_id: serverId, user_id: userId, sealed: row.sealed })
+        .update(update);
     }
-    if (Object.keys(update).length === 0) return { kind: row.kind, value };
-    await this.db('mcp_credentials')
-      .where({ server_id: serverId, user_id: userId, sealed: row.sealed })
-      .update(update);
+    // A resealed row is announced (and read again next time); a change heard meanwhile may
+    // have come after this read.
+    if (!reseal && this.changes?.live === true && generation === this.generation) {
+      const at = this.now();
+      this.cache.set(key, {
+        kind: row.kind,
+        sealed: row.sealed,
+        lastUsedAt: 'last_used_at' in update ? at : lastUsed,
+        at,
+      });
+      if (this.cache.size > CREDENTIAL_CACHE_MAX) {
+        const oldest = this.cache.keys().next().value;
+        if (oldest !== undefined) this.cache.delete(oldest);
+      }
+    }
     return { kind: row.kind, value };
+  }
+
+  /** Writes a cached credential's last use at most once a minute, without waiting for it. */
+  private touch(serverId: string, userId: string, cached: Cached): void {
+    const now = this.now();
+    if (now - cached.lastUsedAt < LAST_USED_EVERY_MS) return;
+    const previous = cached.lastUsedAt;
+    cached.lastUsedAt = now;
+    this.db('mcp_credentials')
+      .where({ server_id: serverId, user_id: userId })
+      .update({ last_used_at: this.db.fn.now() })
+      .catch(() => {
+        // Tried again on a later use.
+        cached.lastUsedAt = previous;
+      });
   }
 
   /**

@@ -17,6 +17,7 @@ import * as knowledgeCollections from './migrations/0015-knowledge-collections.j
 import * as agentDocuments from './migrations/0016-agent-documents.js';
 import * as agentShares from './migrations/0017-agent-shares.js';
 import * as knowledgeReindex from './migrations/0018-knowledge-reindex.js';
+import * as mcpCredentialNotify from './migrations/0019-mcp-credential-notify.js';
 
 /** Migrations in order; listed here (not read from disk) so they work from source and from a build. */
 const MIGRATIONS: { name: string; up(k: Knex): Promise<void>; down(k: Knex): Promise<void> }[] = [
@@ -38,6 +39,7 @@ const MIGRATIONS: { name: string; up(k: Knex): Promise<void>; down(k: Knex): Pro
   agentDocuments,
   agentShares,
   knowledgeReindex,
+  mcpCredentialNotify,
 ];
 
 const source: Knex.MigrationSource<(typeof MIGRATIONS)[number]> = {

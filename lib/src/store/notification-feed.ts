@@ -1,19 +1,17 @@
 import pg from 'pg';
 import type { Logger } from '../logger.js';
 
-/** The PostgreSQL channel a revocation is announced on; the payload is the key's id. */
-export const API_KEY_REVOKED_CHANNEL = 'aiplane_api_key_revoked';
-
 const RETRY_FIRST_MS = 500;
 const RETRY_MAX_MS = 30_000;
 
 /**
- * Hears every replica's API-key revocations as they commit (LISTEN on one connection of its
- * own) so a replica may keep verified keys in memory (docs/adr/0024, latency): `live` is true
- * only while the connection listens. When it drops, `onLost` runs (the cache empties: a
- * revocation might be missed while deaf) and it reconnects with backoff.
+ * Hears one PostgreSQL channel's notifications, every replica's, as their transactions commit
+ * (LISTEN on one connection of its own), so a replica may keep what they announce changes in
+ * memory: API keys verified (docs/adr/0024, latency), MCP credentials (docs/adr/0043). `live`
+ * is true only while the connection listens. When it drops, `onLost` runs (the cache empties:
+ * a change might be missed while deaf) and it reconnects with backoff.
  */
-export class ApiKeyRevocations {
+export class NotificationFeed {
   private client: pg.Client | undefined;
   private listening = false;
   private closed = false;
@@ -24,12 +22,15 @@ export class ApiKeyRevocations {
     private readonly opts: {
       databaseUrl: string;
       logger: Logger;
-      onRevoked: (id: string) => void;
+      channel: string;
+      /** What is cached while the feed is live, for the log line when it is lost. */
+      what: string;
+      onNotice: (payload: string) => void;
       onLost: () => void;
     },
   ) {}
 
-  /** Whether revocations are heard now (a cached key may be trusted). */
+  /** Whether notifications are heard now (what they announce may be cached). */
   get live(): boolean {
     return this.listening;
   }
@@ -60,8 +61,8 @@ export class ApiKeyRevocations {
       if (this.closed) return;
       if (wasListening) {
         this.opts.logger.warn(
-          { err },
-          'API key revocation feed lost; keys are checked per request',
+          { err, channel: this.opts.channel },
+          `${this.opts.what}: the change feed was lost; each request asks the database`,
         );
       }
       this.timer = setTimeout(() => void this.connect(), this.retryMs);
@@ -71,11 +72,11 @@ export class ApiKeyRevocations {
     client.on('error', drop);
     client.on('end', () => drop());
     client.on('notification', (n) => {
-      if (n.channel === API_KEY_REVOKED_CHANNEL && n.payload) this.opts.onRevoked(n.payload);
+      if (n.channel === this.opts.channel && n.payload) this.opts.onNotice(n.payload);
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${API_KEY_REVOKED_CHANNEL}`);
+      await client.query(`LISTEN ${client.escapeIdentifier(this.opts.channel)}`);
       if (lost || this.closed) return;
       this.listening = true;
       this.retryMs = RETRY_FIRST_MS;
