@@ -62,6 +62,14 @@ describe('MCP credentials: kept in memory, changes heard by every replica', func
   it('answers a warm credential without a database round trip, and writes its use once a minute', async function () {
     const { serverId, userId } = await link('first');
     assert.equal((await a.use(serverId, userId))?.value, 'first');
+    // The link's own announcement may reach A after that read and evict it once. Announcements
+    // arrive in commit order: once A has heard a later change (a cached value replaced), the
+    // link's is behind it, and what A caches now stays.
+    const marker = await link('marker-1');
+    assert.equal((await a.use(marker.serverId, marker.userId))?.value, 'marker-1');
+    await b.put({ ...marker, organizationId, kind: 'static', value: 'marker-2' });
+    await heard('a later change', marker.serverId, marker.userId, 'marker-2');
+    assert.equal((await a.use(serverId, userId))?.value, 'first');
     const before = queries;
     for (let i = 0; i < 100; i++) assert.equal((await a.use(serverId, userId))?.value, 'first');
     assert.equal(queries - before, 0);
