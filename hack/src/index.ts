@@ -36,7 +36,7 @@ export {
   type BinaryPaths,
 } from './paths.js';
 export { freePort, StopWaiting, waitFor } from './ports.js';
-export { apiEnv, createDatabase, operatorEnv, startOperatorFromSource } from './service-env.js';
+export { apiEnv, createDatabase, operatorEnv } from './service-env.js';
 export {
   startBundled,
   startFromSource,

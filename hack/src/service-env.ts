@@ -1,8 +1,6 @@
 import pg from 'pg';
 import type { EnvironmentInfo } from './environment.js';
 import { miniLmDir, speechHelperPath } from './paths.js';
-import { COMPONENTS } from './image/components.js';
-import { startFromSource, type ManagedProcess } from './process.js';
 
 /**
  * How the API and the operator are wired to the local environment: the one place `make dev`,
@@ -63,20 +61,4 @@ export function operatorEnv(info: EnvironmentInfo): Record<string, string> {
     AIPLANE_OPERATOR_IDP_CLIENT_SECRET: kc.clients.operator.clientSecret,
     AIPLANE_TENANT_DB_ADMIN_URL: info.postgres.url,
   };
-}
-
-/**
- * The operator (its entry in COMPONENTS) from source as its own process, configured for this
- * environment: the caller's environment, then {@link operatorEnv}, then `env`.
- */
-export function startOperatorFromSource(
-  info: EnvironmentInfo,
-  opts: { name: string; logFile: string; env?: Record<string, string> },
-): ManagedProcess {
-  return startFromSource({
-    name: opts.name,
-    entry: COMPONENTS.operator.main,
-    env: { ...process.env, ...operatorEnv(info), ...opts.env },
-    logFile: opts.logFile,
-  });
 }
